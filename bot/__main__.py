@@ -1,0 +1,214 @@
+"""Command line: `python -m bot …` (also installed as `feedwatch`)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlmodel import Session
+
+from bot import __version__
+from bot.config import Settings, SettingsError, load_settings
+from bot.core.model import Change, ChangeKind, FeedInfo
+from bot.core.parse import NotAFeed, parse_feed
+from bot.core.render import render_change, to_plain
+from bot.db import store
+from bot.db.engine import transaction
+from bot.fetch import FetchError
+from bot.logs import setup_logging
+from bot.pipeline import FeedAddError, Poller, PollOutcome
+from bot.runtime import make_fetcher, open_database
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, exit status 1."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="feedwatch", description="Watch blog feeds and tell Telegram chats what changed."
+    )
+    parser.add_argument("--version", action="version", version=f"feedwatch {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run the bot: Telegram updates, feed polling, delivery")
+    run.add_argument("--webhook", action="store_true", help="receive updates by webhook")
+    sub.add_parser("worker", help="feed polling and delivery only (no Telegram updates)")
+
+    poll = sub.add_parser("poll", help="poll feeds once (for cron or a quick check)")
+    poll.add_argument("--once", action="store_true", required=True, help="poll every feed once")
+    poll.add_argument("--dry-run", action="store_true", help="print events; store and send nothing")
+
+    feed = sub.add_parser("feed", help="manage watched feeds")
+    feed_sub = feed.add_subparsers(dest="feed_command", required=True, metavar="ACTION")
+    add = feed_sub.add_parser("add", help="watch a feed: fetch it once and store its baseline")
+    add.add_argument("url")
+    add.add_argument("--name", metavar="SLUG", help="short name used in chat commands")
+    feed_sub.add_parser("list", help="feeds with item counts, last check and status")
+    remove = feed_sub.add_parser("remove", help="stop watching a feed and forget its items")
+    remove.add_argument("slug")
+
+    preview = sub.add_parser("preview", help="print the newest items' messages (no database)")
+    preview.add_argument("source", metavar="URL_OR_FILE")
+    preview.add_argument("--limit", type=int, default=3, help="how many items (default 3)")
+
+    sub.add_parser("migrate", help="upgrade the database schema to the latest version")
+    sub.add_parser("health", help="exit 0 when the database answers and polling is recent")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings()
+        secrets = (
+            [settings.telegram_bot_token.get_secret_value()] if settings.telegram_bot_token else []
+        )
+        setup_logging(settings.log_level, settings.log_format, secrets)
+        return dispatch(args, settings)
+    except (SettingsError, CliError, FeedAddError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def dispatch(args: argparse.Namespace, settings: Settings) -> int:
+    command = args.command
+    if command == "migrate":
+        from bot.db.migrate import upgrade
+
+        upgrade(settings.database_url)
+        print("database is at the latest schema version")
+        return 0
+    if command == "preview":
+        return asyncio.run(preview(settings, args.source, args.limit))
+    if command == "health":
+        from bot.health import check_health
+
+        ok, line = check_health(settings)
+        print(line, file=sys.stdout if ok else sys.stderr)
+        return 0 if ok else 1
+    if command == "feed":
+        return feed_command(args, settings)
+    if command == "poll":
+        return asyncio.run(poll_once(settings, dry_run=args.dry_run))
+    if command in ("run", "worker"):
+        from bot.telegram.app import run_bot
+
+        return run_bot(settings, updates=command == "run", webhook=getattr(args, "webhook", False))
+    raise CliError(f"unknown command {command}")
+
+
+def feed_command(args: argparse.Namespace, settings: Settings) -> int:
+    engine = open_database(settings)
+    if args.feed_command == "add":
+        outcome = asyncio.run(_add(settings, engine, args.url, args.name))
+        print(f"added {outcome.slug}: {outcome.feed_title} ({outcome.items} items)")
+        return 0
+    if args.feed_command == "list":
+        with Session(engine) as session:
+            rows = store.list_feeds(session)
+        if not rows:
+            print("no feeds yet: add one with `python -m bot feed add URL`")
+        for row in rows:
+            f = row.feed
+            checked = (
+                f.last_checked_at.strftime("%Y-%m-%d %H:%M UTC") if f.last_checked_at else "never"
+            )
+            status = f.status if not f.last_error else f"{f.status}: {f.last_error}"
+            print(f"{f.slug}\t{f.url}\t{row.items} items\tchecked {checked}\t{status}")
+        return 0
+    if args.feed_command == "remove":
+        with transaction(engine) as session:
+            if not store.remove_feed(session, slug=args.slug):
+                raise CliError(f"no feed named {args.slug!r} (see `feed list`)")
+        print(f"removed {args.slug}")
+        return 0
+    raise CliError(f"unknown feed action {args.feed_command}")
+
+
+async def _add(settings: Settings, engine: object, url: str, slug: str | None) -> PollOutcome:
+    from sqlalchemy import Engine
+
+    assert isinstance(engine, Engine)
+    async with make_fetcher(settings) as fetcher:
+        return await Poller(engine, fetcher, settings).add_feed(url, slug=slug, trusted=True)
+
+
+async def poll_once(settings: Settings, *, dry_run: bool) -> int:
+    engine = open_database(settings)
+    async with make_fetcher(settings) as fetcher:
+        report = await Poller(engine, fetcher, settings).poll_due(dry_run=dry_run, all_feeds=True)
+    if dry_run:
+        for outcome in report.outcomes:
+            for change in outcome.changes:
+                print(format_event(outcome.slug, change))
+            if outcome.error:
+                print(f"[error] {outcome.slug}: {outcome.error}")
+        print(report.summary())
+        return 0
+    from bot.telegram.app import deliver_once
+
+    sent = await deliver_once(settings, engine)
+    print(f"{report.summary()}; {sent} messages sent")
+    return 0
+
+
+def _read_local(path: Path, limit: int) -> bytes | None:
+    if not path.is_file():
+        return None
+    with path.open("rb") as handle:
+        return handle.read(limit)
+
+
+def format_event(slug: str, change: Change) -> str:
+    item = change.item
+    line = f"[{change.kind.value}] {slug}: {item.title}"
+    if item.link:
+        line += f" <{item.link}>"
+    if change.diff and change.diff.added:
+        line += f" (+{len(change.diff.added)} sentences)"
+    return line
+
+
+async def preview(settings: Settings, source: str, limit: int) -> int:
+    headers: dict[str, str] = {}
+    local = await asyncio.to_thread(_read_local, Path(source), settings.max_feed_bytes)
+    if local is not None:
+        body = local
+    else:
+        async with make_fetcher(settings) as fetcher:
+            try:
+                result = await fetcher.fetch(source, trusted=True)
+            except FetchError as exc:
+                raise CliError(f"cannot fetch {source}: {exc}") from None
+        if result.status != 200:
+            raise CliError(f"cannot fetch {source}: HTTP {result.status}")
+        body, headers = result.body, result.headers
+    try:
+        parsed = await asyncio.to_thread(parse_feed, body, headers)
+    except NotAFeed as exc:
+        raise CliError(f"{source} is {exc}") from None
+    info = FeedInfo(slug="preview", title=parsed.title)
+    newest = sorted(
+        parsed.items,
+        key=lambda i: (
+            i.published is not None,
+            i.published.timestamp() if i.published else 0.0,
+            -i.position,
+        ),
+        reverse=True,
+    )[: max(limit, 0)]
+    print(f"{parsed.title or source}: {len(parsed.items)} items\n")
+    for item in newest:
+        print(to_plain(render_change(Change(ChangeKind.NEW, item), info)))
+        print("\n" + "-" * 40 + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

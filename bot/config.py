@@ -1,0 +1,83 @@
+"""Settings from the environment (and an optional `.env`), validated once at start.
+
+Every value has a default except the bot token, which only commands that talk to Telegram need.
+A bad value becomes one line naming the variable (`SettingsError`), never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+DEFAULT_SQLITE_PATH = Path("data") / "feedwatch.db"
+
+
+class SettingsError(Exception):
+    """A configuration value is missing or invalid; the message names the variable."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    telegram_bot_token: SecretStr | None = None
+    telegram_api_base_url: str = "https://api.telegram.org/bot"
+    database_url: str = f"sqlite:///{DEFAULT_SQLITE_PATH}"
+    poll_interval_seconds: int = Field(default=300, ge=1)
+    allow_private_feed_urls: bool = False
+    bot_admin_ids: Annotated[frozenset[int], NoDecode] = frozenset()
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    log_format: Literal["text", "json"] = "text"
+    max_feed_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    fetch_timeout_seconds: float = Field(default=30.0, gt=0)
+    connect_timeout_seconds: float = Field(default=10.0, gt=0)
+    poll_concurrency: int = Field(default=10, ge=1, le=200)
+    prune_after_days: int = Field(default=90, ge=1)
+    delivery_max_attempts: int = Field(default=8, ge=1)
+    telegram_rate_per_second: float = Field(default=30.0, gt=0)
+    telegram_group_rate_per_minute: float = Field(default=20.0, gt=0)
+    delivery_concurrency: int = Field(default=1, ge=1, le=64)
+    max_subscriptions_per_chat: int = Field(default=50, ge=1)
+    max_categories_per_filter: int = Field(default=50, ge=1)
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("bot_admin_ids", mode="before")
+    @classmethod
+    def _split_ids(cls, value: object) -> object:
+        if isinstance(value, str):
+            return frozenset(int(part) for part in value.replace(" ", "").split(",") if part)
+        if isinstance(value, int):
+            return frozenset({value})
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_scheme(cls, value: str) -> str:
+        if not value.startswith(("sqlite://", "postgresql")):
+            raise ValueError("must start with sqlite:/// or postgresql+psycopg://")
+        return value
+
+    @property
+    def token(self) -> str:
+        """The bot token; raises a one-line error when it is not configured."""
+        if self.telegram_bot_token is None or not self.telegram_bot_token.get_secret_value():
+            raise SettingsError("TELEGRAM_BOT_TOKEN is not set: get one from @BotFather")
+        return self.telegram_bot_token.get_secret_value()
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build the settings, turning pydantic's report into one line per bad variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            name = str(error["loc"][0]).upper() if error["loc"] else "settings"
+            problems.append(f"{name}: {error['msg']}")
+        raise SettingsError("invalid configuration: " + "; ".join(problems)) from None

@@ -1,0 +1,98 @@
+"""Value types passed between the stages: parse → detect → filter → render."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedItem:
+    """One entry as read from a feed, already reduced to its visible text."""
+
+    key: str
+    title: str
+    link: str | None
+    author: str | None
+    published: datetime | None
+    categories: tuple[str, ...]
+    text: str
+    fingerprint: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFeed:
+    """A feed document that parsed into entries (possibly with recoverable errors)."""
+
+    title: str
+    link: str | None
+    items: tuple[ParsedItem, ...]
+    warning: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredItem:
+    """What the database remembers of an item: enough to detect and describe an edit."""
+
+    key: str
+    title: str
+    text: str
+    fingerprint: str
+
+
+class ChangeKind(StrEnum):
+    NEW = "new"
+    EDITED = "edited"
+
+
+@dataclass(frozen=True, slots=True)
+class TextDiff:
+    """What changed in an edit, in words a reader can follow."""
+
+    old_title: str | None = None
+    new_title: str | None = None
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """An event worth telling subscribers about."""
+
+    kind: ChangeKind
+    item: ParsedItem
+    diff: TextDiff | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """Outcome of comparing a feed with stored state.
+
+    `changes` are the events in reading order; `unchanged` are keys whose stored row only needs
+    its last-seen time refreshed.
+    """
+
+    changes: tuple[Change, ...]
+    unchanged: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryFilter:
+    """A chat's category filter for one feed; names are kept in their original spelling."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.include and not self.exclude
+
+
+@dataclass(frozen=True, slots=True)
+class FeedInfo:
+    """The feed facts a message needs."""
+
+    slug: str
+    title: str

@@ -1,0 +1,147 @@
+"""Feed bytes + response headers → `ParsedFeed`.
+
+feedparser is only ever handed a byte stream: given a string or bytes that look like a path or a
+URL it would open local files or fetch over the network by itself (no timeout, no size cap).
+"""
+
+from __future__ import annotations
+
+import calendar
+import hashlib
+import io
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import feedparser
+
+from bot.core.model import ParsedFeed, ParsedItem
+from bot.core.text import clean_inline, fingerprint, html_to_text
+
+# Headers feedparser reads to pick the encoding and resolve relative links; it wants them lowercase.
+_USEFUL_HEADERS = ("content-type", "content-location", "content-language", "content-encoding")
+MAX_TITLE_CHARS = 1000
+MAX_TEXT_CHARS = 100_000
+
+
+class NotAFeed(ValueError):
+    """The body parsed into nothing feed-like (an HTML error page, JSON, garbage)."""
+
+
+def parse_feed(body: bytes, headers: Mapping[str, str] | None = None) -> ParsedFeed:
+    """Parse a feed document; a bozo feed that still has entries is accepted with a warning."""
+    lowered = {k.lower(): v for k, v in (headers or {}).items()}
+    response_headers = {k: lowered[k] for k in _USEFUL_HEADERS if k in lowered}
+    response_headers.pop("content-encoding", None)  # the fetcher already decoded the body
+    parsed = feedparser.parse(io.BytesIO(body), response_headers=response_headers)
+    entries = parsed.get("entries") or []
+    if not entries and (not parsed.get("version") or parsed.get("bozo")):
+        reason = parsed.get("bozo_exception")
+        detail = f": {type(reason).__name__}: {reason}" if reason else ""
+        raise NotAFeed(f"not a feed{detail}"[:300])
+    feed_meta = parsed.get("feed", {})
+    items: list[ParsedItem] = []
+    seen: set[str] = set()
+    for position, entry in enumerate(entries):
+        item = parse_entry(entry, position)
+        if item.key in seen:  # duplicate GUIDs inside one document: the first one wins
+            continue
+        seen.add(item.key)
+        items.append(item)
+    warning = None
+    if parsed.get("bozo"):
+        warning = f"recoverable feed error: {parsed.get('bozo_exception')}"[:300]
+    return ParsedFeed(
+        title=clean_inline(str(feed_meta.get("title") or ""))[:MAX_TITLE_CHARS],
+        link=safe_link(feed_meta.get("link")),
+        items=tuple(items),
+        warning=warning,
+    )
+
+
+def parse_entry(entry: Mapping[str, Any], position: int) -> ParsedItem:
+    """Reduce one feedparser entry to the fields Feedwatch stores and shows."""
+    title = _title(entry)
+    text = _content_text(entry)[:MAX_TEXT_CHARS]
+    link = safe_link(entry.get("link"))
+    published = _published(entry)
+    return ParsedItem(
+        key=item_key(entry, title, published),
+        title=title,
+        link=link,
+        author=clean_inline(str(entry.get("author") or ""))[:200] or None,
+        published=published,
+        categories=_categories(entry),
+        text=text,
+        fingerprint=fingerprint(title, text),
+        position=position,
+    )
+
+
+def item_key(entry: Mapping[str, Any], title: str, published: datetime | None) -> str:
+    """GUID/id first, then the link, then a hash of title and date: stable across polls."""
+    for candidate in (entry.get("id"), entry.get("link")):
+        if candidate and str(candidate).strip():
+            return str(candidate).strip()[:1000]
+    stamp = published.isoformat() if published else ""
+    digest = hashlib.sha256(f"{title}\x1f{stamp}".encode()).hexdigest()
+    return f"sha256:{digest}"
+
+
+def safe_link(value: object) -> str | None:
+    """Only absolute http(s) links are kept: `javascript:` and friends never reach a message."""
+    if not value:
+        return None
+    link = str(value).strip()
+    try:
+        parts = urlsplit(link)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    if any(ch.isspace() or ord(ch) < 32 for ch in link) or len(link) > 2000:
+        return None
+    return link
+
+
+def _title(entry: Mapping[str, Any]) -> str:
+    raw = str(entry.get("title") or "")
+    detail = entry.get("title_detail") or {}
+    if detail.get("type") in ("text/html", "application/xhtml+xml"):
+        raw = html_to_text(raw)
+    return clean_inline(raw)[:MAX_TITLE_CHARS]
+
+
+def _content_text(entry: Mapping[str, Any]) -> str:
+    """The fullest body the entry offers: content:encoded / atom content, else the summary."""
+    contents = entry.get("content") or []
+    best = ""
+    for content in contents:
+        value = str(content.get("value") or "")
+        if len(value) > len(best):
+            best = value
+    if not best:
+        best = str(entry.get("summary") or "")
+    return html_to_text(best)
+
+
+def _published(entry: Mapping[str, Any]) -> datetime | None:
+    for name in ("published_parsed", "updated_parsed", "created_parsed"):
+        value = entry.get(name)
+        if isinstance(value, time.struct_time):
+            try:
+                return datetime.fromtimestamp(calendar.timegm(value), tz=UTC)
+            except (OverflowError, ValueError, OSError):
+                continue
+    return None
+
+
+def _categories(entry: Mapping[str, Any]) -> tuple[str, ...]:
+    names: dict[str, str] = {}
+    for tag in entry.get("tags") or []:
+        term = clean_inline(str(tag.get("term") or ""))[:100]
+        if term and term.casefold() not in names:
+            names[term.casefold()] = term
+    return tuple(names.values())[:50]

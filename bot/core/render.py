@@ -1,0 +1,117 @@
+"""Change → Telegram message (parse mode HTML).
+
+Everything from a feed is escaped with `html.escape`, the only tags emitted are ones Telegram
+accepts (b, i, a), and the visible text is kept within Telegram's 4096 limit, which counts UTF-16
+code units after entity parsing: an emoji or other astral character counts twice.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from datetime import datetime
+
+from bot.core.model import Change, ChangeKind, FeedInfo, TextDiff
+from bot.core.text import shorten
+
+TELEGRAM_LIMIT = 4096
+SUMMARY_CHARS = 500
+_TAG = re.compile(r"<[^>]+>")
+_ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
+
+
+def render_change(change: Change, feed: FeedInfo) -> str:
+    """The message for one event, guaranteed to fit Telegram's length limit."""
+    scale = 1.0
+    while True:
+        message = _render(change, feed, scale)
+        if telegram_length(message) <= TELEGRAM_LIMIT or scale < 0.01:
+            return message
+        scale /= 2
+
+
+def telegram_length(message_html: str) -> int:
+    """Length as Telegram counts it: visible text after entity parsing, in UTF-16 code units."""
+    visible = html.unescape(_TAG.sub("", message_html))
+    return len(visible.encode("utf-16-le")) // 2
+
+
+def to_plain(message_html: str) -> str:
+    """The same message without markup, for the resend after Telegram refuses the HTML."""
+    with_urls = _ANCHOR.sub(lambda m: f"{m.group(2)} ({m.group(1)})", message_html)
+    return html.unescape(_TAG.sub("", with_urls))
+
+
+def _render(change: Change, feed: FeedInfo, scale: float) -> str:
+    item = change.item
+
+    def budget(chars: int) -> int:
+        return max(int(chars * scale), 20)
+
+    title = esc(shorten(item.title or "(untitled)", budget(300)))
+    if item.link:
+        title = f'<a href="{esc_attr(item.link)}">{title}</a>'
+    prefix = "Updated: " if change.kind is ChangeKind.EDITED else ""
+    lines = [f"<b>{prefix}{title}</b>"]
+    byline = [shorten(feed.title or feed.slug, budget(100))]
+    if item.author:
+        byline.append(shorten(item.author, budget(100)))
+    if item.published:
+        byline.append(format_date(item.published))
+    lines.append(esc(" · ".join(byline)))
+    if item.categories:
+        shown = [shorten(c, budget(50)) for c in item.categories[:10]]
+        more = len(item.categories) - len(shown)
+        tail = f" (+{more})" if more > 0 else ""
+        lines.append(f"<i>{esc(' · '.join(shown) + tail)}</i>")
+    lines.append("")
+    if change.kind is ChangeKind.EDITED and change.diff is not None:
+        lines.extend(_render_diff(change.diff, budget))
+    elif item.text:
+        lines.append(esc(shorten(item.text.replace("\n\n", "\n"), budget(SUMMARY_CHARS))))
+    return "\n".join(lines).rstrip()
+
+
+def _render_diff(diff: TextDiff, budget: Callable[[int], int]) -> list[str]:
+    out: list[str] = []
+    if diff.old_title is not None and diff.new_title is not None:
+        out.append(
+            f"Title: <i>{esc(shorten(diff.old_title, budget(150)))}</i> → "
+            f"{esc(shorten(diff.new_title, budget(150)))}"
+        )
+    if diff.added:
+        out.append("<b>Added:</b>")
+        out.extend(_bullets(diff.added, "+", budget(1500), budget(400)))
+    if diff.removed:
+        out.append("<b>Removed:</b>")
+        out.extend(_bullets(diff.removed, "−", budget(400), budget(120)))
+    if not out:
+        out.append("The text was reworded or reordered.")
+    return out
+
+
+def _bullets(sentences: tuple[str, ...], mark: str, total: int, each: int) -> list[str]:
+    out: list[str] = []
+    used = 0
+    for index, sentence in enumerate(sentences):
+        line = shorten(sentence, each)
+        if used + len(line) > total and out:
+            out.append(f"<i>… and {len(sentences) - index} more</i>")
+            break
+        out.append(f"{mark} {esc(line)}")
+        used += len(line)
+    return out
+
+
+def format_date(value: datetime) -> str:
+    return f"{value.day} {value:%b %Y}"
+
+
+def esc(value: str) -> str:
+    """Escape text content: `&`, `<`, `>` (quotes are harmless outside attributes)."""
+    return html.escape(value, quote=False)
+
+
+def esc_attr(value: str) -> str:
+    return html.escape(value, quote=True)

@@ -1,0 +1,99 @@
+"""HTML → visible text, the fingerprint of that text, and sentence-level diffs.
+
+The fingerprint is taken over what a reader sees, not over markup: WordPress moves attributes such
+as `fetchpriority="high"` between posts on every publish, and image `srcset`s and tracking query
+strings change without anyone editing a word. Those must never look like edits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+import html2text
+
+# Bidirectional overrides and isolates can make a title render backwards; zero-width characters
+# hide text. Neither is ever meaningful in a notification.
+_INVISIBLE = dict.fromkeys(
+    [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x200E, 0x200F, 0xFEFF]
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+_BLANK_LINES = re.compile(r"\n\s*\n+")
+_MARKDOWN_LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|[*+-]\s+|>\s*)", re.MULTILINE)
+_SENTENCE_END = re.compile(r"(?<=[.!?…。！？])\s+|\n+")
+
+
+def clean_inline(value: str) -> str:
+    """Strip control and bidi-override characters and fold whitespace to single spaces."""
+    value = unicodedata.normalize("NFC", value).translate(_INVISIBLE)
+    value = _CONTROL.sub(" ", value)
+    return " ".join(value.split())
+
+
+def html_to_text(html: str) -> str:
+    """Render HTML as plain readable text: paragraphs kept, images and link targets dropped."""
+    if not html or not html.strip():
+        return ""
+    converter = html2text.HTML2Text()
+    converter.body_width = 0
+    converter.ignore_images = True
+    converter.ignore_links = True
+    converter.ignore_emphasis = True
+    converter.ignore_tables = True
+    converter.unicode_snob = True
+    converter.single_line_break = False
+    try:
+        markdown = converter.handle(html)
+    except Exception:  # html2text can choke on pathological markup; fall back to tag stripping
+        markdown = re.sub(r"<[^>]*>", " ", html)
+    markdown = _MARKDOWN_LINE_PREFIX.sub("", markdown)
+    return normalize_text(markdown)
+
+
+def normalize_text(text: str) -> str:
+    """Canonical visible text: NFC, no controls, single spaces, paragraphs split by one blank."""
+    text = unicodedata.normalize("NFC", text).translate(_INVISIBLE)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", " ", text)
+    lines = [_SPACES.sub(" ", line).strip() for line in text.split("\n")]
+    text = "\n".join(lines)
+    return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+def fingerprint(title: str, text: str) -> str:
+    """A stable hash of what a reader sees; whitespace differences do not count."""
+    canonical = " ".join(title.split()) + "\x1f" + " ".join(text.split())
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def sentences(text: str) -> list[str]:
+    """Split visible text into sentences (and paragraph or list-item lines)."""
+    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
+
+
+def sentence_diff(old: str, new: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Sentences added in `new` and removed from `old`, each in reading order."""
+    old_sentences = sentences(old)
+    new_sentences = sentences(new)
+    old_set = set(old_sentences)
+    new_set = set(new_sentences)
+    added = tuple(dict.fromkeys(s for s in new_sentences if s not in old_set))
+    removed = tuple(dict.fromkeys(s for s in old_sentences if s not in new_set))
+    return added, removed
+
+
+def shorten(text: str, limit: int, ellipsis: str = "…") -> str:
+    """Cut `text` to at most `limit` characters at a sentence, else a word boundary."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    window = text[: max(limit - len(ellipsis) - 1, 1)]
+    sentence_cut = max(window.rfind(". "), window.rfind("! "), window.rfind("? "))
+    if sentence_cut >= limit // 2:
+        return window[: sentence_cut + 1].rstrip() + " " + ellipsis
+    word_cut = window.rfind(" ")
+    if word_cut >= limit // 2:
+        window = window[:word_cut]
+    return window.rstrip(" ,;:") + ellipsis

@@ -1,0 +1,1 @@
+"""Database edge: SQLModel tables, the engine, and store functions that never commit."""

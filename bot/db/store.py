@@ -1,0 +1,346 @@
+"""Queries and writes. Keyword-only functions that take a session and never commit: the caller
+owns the transaction (one per feed poll, one per command), as in the FastAPI template's crud."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, update
+from sqlmodel import Session, col, select
+
+from bot.core.model import CategoryFilter, Detection, ParsedFeed, StoredItem
+from bot.db.tables import Chat, Delivery, DeliveryStatus, Feed, Item, State, Subscription
+
+# --- feeds -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FeedRow:
+    """A feed with its item count, for listings."""
+
+    feed: Feed
+    items: int
+
+
+def add_feed(session: Session, *, slug: str, url: str, title: str, trusted: bool) -> Feed:
+    feed = Feed(slug=slug, url=url, title=title, trusted=trusted)
+    session.add(feed)
+    session.flush()
+    return feed
+
+
+def get_feed(session: Session, *, slug: str) -> Feed | None:
+    return session.exec(select(Feed).where(Feed.slug == slug)).first()
+
+
+def get_feed_by_url(session: Session, *, url: str) -> Feed | None:
+    return session.exec(select(Feed).where(Feed.url == url)).first()
+
+
+def list_feeds(session: Session) -> list[FeedRow]:
+    counts = dict(
+        session.exec(
+            select(Item.feed_id, func.count(col(Item.id))).group_by(col(Item.feed_id))
+        ).all()
+    )
+    feeds = session.exec(select(Feed).order_by(Feed.slug)).all()
+    return [FeedRow(feed=f, items=counts.get(f.id or 0, 0)) for f in feeds]
+
+
+def remove_feed(session: Session, *, slug: str) -> bool:
+    feed = get_feed(session, slug=slug)
+    if feed is None:
+        return False
+    for table in (Delivery, Subscription, Item):
+        session.exec(delete(table).where(col(table.feed_id) == feed.id))
+    session.delete(feed)
+    return True
+
+
+def due_feed_ids(session: Session, *, now: datetime, limit: int | None = None) -> list[int]:
+    query = (
+        select(Feed.id)
+        .where(Feed.status != "gone", Feed.next_check_at <= now)
+        .order_by(col(Feed.next_check_at))
+    )
+    if limit:
+        query = query.limit(limit)
+    return [feed_id for feed_id in session.exec(query).all() if feed_id is not None]
+
+
+# --- items -----------------------------------------------------------------------------------
+
+
+def stored_items(session: Session, *, feed_id: int, keys: Iterable[str]) -> dict[str, StoredItem]:
+    wanted = list(keys)
+    result: dict[str, StoredItem] = {}
+    for chunk_start in range(0, len(wanted), 500):
+        chunk = wanted[chunk_start : chunk_start + 500]
+        rows = session.exec(
+            select(Item.key, Item.title, Item.text, Item.fingerprint).where(
+                Item.feed_id == feed_id, col(Item.key).in_(chunk)
+            )
+        ).all()
+        for key, title, text, fp in rows:
+            result[key] = StoredItem(key=key, title=title, text=text, fingerprint=fp)
+    return result
+
+
+def save_items(
+    session: Session, *, feed_id: int, parsed: ParsedFeed, detection: Detection, now: datetime
+) -> dict[str, int]:
+    """Insert new items, rewrite edited ones, touch unchanged ones; return key → item id."""
+    by_key = {item.key: item for item in parsed.items}
+    changed = {change.item.key for change in detection.changes}
+    existing = {
+        row.key: row
+        for row in session.exec(
+            select(Item).where(Item.feed_id == feed_id, col(Item.key).in_(list(by_key)))
+        ).all()
+    }
+    for key, parsed_item in by_key.items():
+        row = existing.get(key)
+        if row is None:
+            row = Item(feed_id=feed_id, key=key, fingerprint=parsed_item.fingerprint)
+            row.first_seen_at = now
+            existing[key] = row
+        elif key not in changed:
+            row.last_seen_at = now
+            session.add(row)
+            continue
+        row.link = parsed_item.link
+        row.title = parsed_item.title
+        row.author = parsed_item.author
+        row.published_at = parsed_item.published
+        row.categories = list(parsed_item.categories)
+        row.text = parsed_item.text
+        row.fingerprint = parsed_item.fingerprint
+        row.last_changed_at = now
+        row.last_seen_at = now
+        session.add(row)
+    session.flush()
+    return {key: row.id for key, row in existing.items() if row.id is not None}
+
+
+def prune_items(session: Session, *, feed_id: int, unseen_since: datetime) -> int:
+    """Forget items absent from the feed for a long time (their deliveries go with them)."""
+    old_ids = select(Item.id).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)
+    session.exec(delete(Delivery).where(col(Delivery.item_id).in_(old_ids)))
+    result = session.exec(
+        delete(Item).where(col(Item.feed_id) == feed_id, col(Item.last_seen_at) < unseen_since)
+    )
+    return int(result.rowcount or 0)
+
+
+def category_counts(session: Session, *, feed_id: int) -> list[tuple[str, int]]:
+    """Categories seen on a feed, most frequent first (ties alphabetical)."""
+    counter: Counter[str] = Counter()
+    spelling: dict[str, str] = {}
+    for categories in session.exec(select(Item.categories).where(Item.feed_id == feed_id)).all():
+        for name in categories or []:
+            folded = name.casefold()
+            spelling.setdefault(folded, name)
+            counter[folded] += 1
+    return sorted(
+        ((spelling[k], n) for k, n in counter.items()), key=lambda pair: (-pair[1], pair[0])
+    )
+
+
+# --- chats and subscriptions -------------------------------------------------------------------
+
+
+def upsert_chat(session: Session, *, chat_id: int, type_: str, title: str) -> Chat:
+    chat = session.get(Chat, chat_id)
+    if chat is None:
+        chat = Chat(id=chat_id, type=type_, title=title[:256])
+    else:
+        chat.type, chat.title, chat.active = type_, title[:256], True
+    session.add(chat)
+    session.flush()
+    return chat
+
+
+def set_chat_active(session: Session, *, chat_id: int, active: bool) -> None:
+    chat = session.get(Chat, chat_id)
+    if chat is not None:
+        chat.active = active
+        session.add(chat)
+    if not active:
+        session.exec(
+            update(Delivery)
+            .where(col(Delivery.chat_id) == chat_id, col(Delivery.status) == "pending")
+            .values(status=DeliveryStatus.CANCELLED, last_error="chat is no longer reachable")
+        )
+
+
+def migrate_chat(session: Session, *, old_id: int, new_id: int) -> None:
+    """A group became a supergroup: everything moves to the new id, pending messages included."""
+    old = session.get(Chat, old_id)
+    if session.get(Chat, new_id) is None:
+        session.add(Chat(id=new_id, type="supergroup", title=old.title if old else "", active=True))
+        session.flush()
+    taken = set(
+        session.exec(select(Subscription.feed_id).where(Subscription.chat_id == new_id)).all()
+    )
+    for sub in session.exec(select(Subscription).where(Subscription.chat_id == old_id)).all():
+        if sub.feed_id in taken:
+            session.delete(sub)
+        else:
+            sub.chat_id = new_id
+            session.add(sub)
+    session.exec(update(Delivery).where(col(Delivery.chat_id) == old_id).values(chat_id=new_id))
+    if old is not None:
+        old.active = False
+        session.add(old)
+
+
+def subscribe(session: Session, *, chat_id: int, feed_id: int) -> bool:
+    """Subscribe; False when the chat already was."""
+    existing = session.exec(
+        select(Subscription).where(Subscription.chat_id == chat_id, Subscription.feed_id == feed_id)
+    ).first()
+    if existing is not None:
+        return False
+    session.add(Subscription(chat_id=chat_id, feed_id=feed_id))
+    session.flush()
+    return True
+
+
+def unsubscribe(session: Session, *, chat_id: int, feed_id: int | None) -> int:
+    """Remove one subscription, or all of a chat's when `feed_id` is None; return how many."""
+    query = select(Subscription).where(Subscription.chat_id == chat_id)
+    if feed_id is not None:
+        query = query.where(Subscription.feed_id == feed_id)
+    subs = session.exec(query).all()
+    for sub in subs:
+        session.delete(sub)
+    return len(subs)
+
+
+def count_subscriptions(session: Session, *, chat_id: int) -> int:
+    query = select(func.count()).select_from(Subscription).where(Subscription.chat_id == chat_id)
+    return int(session.exec(query).one())
+
+
+def chat_subscriptions(session: Session, *, chat_id: int) -> list[tuple[Subscription, Feed]]:
+    rows = session.exec(
+        select(Subscription, Feed)
+        .join(Feed, col(Feed.id) == col(Subscription.feed_id))
+        .where(Subscription.chat_id == chat_id)
+        .order_by(Feed.slug)
+    ).all()
+    return [(sub, feed) for sub, feed in rows]
+
+
+def set_filter(session: Session, *, chat_id: int, feed_id: int, flt: CategoryFilter) -> bool:
+    sub = session.exec(
+        select(Subscription).where(Subscription.chat_id == chat_id, Subscription.feed_id == feed_id)
+    ).first()
+    if sub is None:
+        return False
+    sub.include, sub.exclude = list(flt.include), list(flt.exclude)
+    session.add(sub)
+    return True
+
+
+def feed_audience(session: Session, *, feed_id: int) -> list[tuple[int, CategoryFilter]]:
+    """Active chats subscribed to a feed, with their filters."""
+    rows = session.exec(
+        select(Subscription.chat_id, Subscription.include, Subscription.exclude)
+        .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+        .where(Subscription.feed_id == feed_id, col(Chat.active).is_(True))
+        .order_by(col(Subscription.chat_id))
+    ).all()
+    return [
+        (chat_id, CategoryFilter(include=tuple(inc or ()), exclude=tuple(exc or ())))
+        for chat_id, inc, exc in rows
+    ]
+
+
+# --- deliveries ------------------------------------------------------------------------------
+
+
+def enqueue(session: Session, *, deliveries: Sequence[Delivery]) -> None:
+    session.add_all(deliveries)
+
+
+def pending_chat_ids(session: Session, *, now: datetime, limit: int) -> list[int]:
+    """Chats with a delivery due, the one waiting longest first."""
+    rows = session.exec(
+        select(Delivery.chat_id, func.min(Delivery.id))
+        .where(Delivery.status == DeliveryStatus.PENDING, Delivery.next_attempt_at <= now)
+        .group_by(col(Delivery.chat_id))
+        .order_by(func.min(Delivery.id))
+        .limit(limit)
+    ).all()
+    return [chat_id for chat_id, _ in rows]
+
+
+def next_pending(session: Session, *, chat_id: int, now: datetime) -> Delivery | None:
+    """The chat's oldest unsent delivery, if due (a later one never overtakes it)."""
+    delivery = session.exec(
+        select(Delivery)
+        .where(Delivery.chat_id == chat_id, Delivery.status == DeliveryStatus.PENDING)
+        .order_by(col(Delivery.id))
+        .limit(1)
+    ).first()
+    if delivery is None or delivery.next_attempt_at > now:
+        return None
+    return delivery
+
+
+def pending_count(session: Session) -> int:
+    query = select(func.count()).select_from(Delivery).where(Delivery.status == "pending")
+    return int(session.exec(query).one())
+
+
+def next_due_delivery(session: Session) -> datetime | None:
+    query = select(func.min(Delivery.next_attempt_at)).where(Delivery.status == "pending")
+    return session.exec(query).one()
+
+
+# --- state -----------------------------------------------------------------------------------
+
+
+def set_state(session: Session, *, key: str, value: str, now: datetime) -> None:
+    row = session.get(State, key) or State(key=key)
+    row.value, row.updated_at = value, now
+    session.add(row)
+
+
+def get_state(session: Session, *, key: str) -> State | None:
+    return session.get(State, key)
+
+
+def mark_sent(session: Session, *, delivery_id: int, now: datetime) -> None:
+    session.exec(
+        update(Delivery)
+        .where(col(Delivery.id) == delivery_id)
+        .values(status=DeliveryStatus.SENT, sent_at=now, lease_until=None)
+    )
+
+
+def mark_retry(
+    session: Session, *, delivery_id: int, error: str, retry_at: datetime, give_up: bool
+) -> None:
+    session.exec(
+        update(Delivery)
+        .where(col(Delivery.id) == delivery_id)
+        .values(
+            attempts=Delivery.attempts + 1,
+            last_error=error[:1000],
+            next_attempt_at=retry_at,
+            status=DeliveryStatus.FAILED if give_up else DeliveryStatus.PENDING,
+        )
+    )
+
+
+def mark_failed(session: Session, *, delivery_id: int, error: str) -> None:
+    session.exec(
+        update(Delivery)
+        .where(col(Delivery.id) == delivery_id)
+        .values(status=DeliveryStatus.FAILED, last_error=error[:1000])
+    )

@@ -1,0 +1,124 @@
+"""SQLModel tables. Alembic migrations in `alembic/versions` own the schema; keep them in step
+(`tests/test_migrations.py` fails when autogenerate would find a difference)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from sqlalchemy import JSON, BigInteger, Column, Index, MetaData, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+# Named constraints so batch migrations on SQLite can drop and recreate them.
+SQLModel.metadata.naming_convention = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+metadata: MetaData = SQLModel.metadata
+
+
+def utcnow() -> datetime:
+    """Aware UTC; SQLModel's UTCDateTime column type keeps it aware on SQLite too."""
+    return datetime.now(UTC)
+
+
+class FeedStatus(StrEnum):
+    OK = "ok"
+    ERROR = "error"
+    GONE = "gone"
+
+
+class DeliveryStatus(StrEnum):
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class Feed(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(max_length=64, unique=True)
+    url: str = Field(max_length=2048)
+    title: str = Field(default="", max_length=1000)
+    trusted: bool = Field(default=True, description="added by an operator, not from a chat")
+    etag: str | None = Field(default=None, max_length=1024)
+    last_modified: str | None = Field(default=None, max_length=256)
+    body_hash: str | None = Field(default=None, max_length=64)
+    status: str = Field(default=FeedStatus.OK, max_length=16)
+    last_error: str | None = Field(default=None, max_length=1000)
+    error_count: int = 0
+    baseline_done: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+    last_checked_at: datetime | None = None
+    next_check_at: datetime = Field(default_factory=utcnow, index=True)
+    lease_until: datetime | None = None
+
+
+class Item(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("feed_id", "key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE")
+    key: str = Field(max_length=1000)
+    link: str | None = Field(default=None, max_length=2048)
+    title: str = Field(default="", max_length=1000)
+    author: str | None = Field(default=None, max_length=200)
+    published_at: datetime | None = None
+    categories: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    text: str = Field(default="", sa_column=Column(Text, nullable=False))
+    fingerprint: str = Field(max_length=64)
+    first_seen_at: datetime = Field(default_factory=utcnow)
+    last_changed_at: datetime = Field(default_factory=utcnow)
+    last_seen_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class Chat(SQLModel, table=True):
+    id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    type: str = Field(default="private", max_length=16)
+    title: str = Field(default="", max_length=256)
+    active: bool = True
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Subscription(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("chat_id", "feed_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(
+        sa_column=Column(BigInteger, nullable=False, index=True),
+    )
+    feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE", index=True)
+    include: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    exclude: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Delivery(SQLModel, table=True):
+    """The outbox: one row per (chat, event), written in the transaction that stores the item."""
+
+    __table_args__ = (Index("ix_delivery_pending", "status", "next_attempt_at", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
+    feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE")
+    item_id: int = Field(foreign_key="item.id", ondelete="CASCADE")
+    kind: str = Field(max_length=16)
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    status: str = Field(default=DeliveryStatus.PENDING, max_length=16)
+    attempts: int = 0
+    last_error: str | None = Field(default=None, max_length=1000)
+    created_at: datetime = Field(default_factory=utcnow)
+    next_attempt_at: datetime = Field(default_factory=utcnow)
+    lease_until: datetime | None = None
+    sent_at: datetime | None = None
+
+
+class State(SQLModel, table=True):
+    """Small cross-process facts, e.g. when the last poll cycle finished (for `health`)."""
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = Field(default="", max_length=1000)
+    updated_at: datetime = Field(default_factory=utcnow)

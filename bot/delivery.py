@@ -1,0 +1,176 @@
+"""Delivery edge: send the outbox to Telegram, in order per chat, never losing a message.
+
+A delivery is marked sent only after Telegram confirms it, in its own transaction, so a crash
+repeats at most the messages in flight (one per concurrent chat; one with the default settings).
+Error policy, by PTB exception (specific ones first: BadRequest and TimedOut are NetworkErrors):
+- RetryAfter: wait as told, retry the same message (not an attempt);
+- ChatMigrated: move the chat to its new id, send there;
+- Forbidden: the bot was blocked or removed: deactivate the chat, cancel its pending messages;
+- BadRequest about entities: resend once as plain text; any other BadRequest: failed;
+- TimedOut / NetworkError / 5xx: retry with backoff, failed after `delivery_max_attempts`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+from telegram import Bot, LinkPreviewOptions
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
+
+from bot.core.render import to_plain
+from bot.db import store
+from bot.db.engine import transaction
+from bot.db.tables import Delivery
+
+log = logging.getLogger(__name__)
+MAX_RETRY_AFTER = 3600.0
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """Backoff after the n-th failed attempt: 5 s, 10 s, 20 s … capped at 10 minutes."""
+    return timedelta(seconds=min(5 * 2 ** max(attempts - 1, 0), 600))
+
+
+class Deliverer:
+    def __init__(
+        self,
+        engine: Engine,
+        bot: Bot,
+        *,
+        max_attempts: int = 8,
+        concurrency: int = 1,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.engine = engine
+        self.bot = bot
+        self.max_attempts = max_attempts
+        self.concurrency = concurrency
+        self.clock = clock
+        self.stopping = False
+
+    async def deliver_due(self) -> int:
+        """Send everything due now; return how many messages Telegram accepted."""
+        sent = 0
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def drain(chat_id: int) -> int:
+            async with gate:
+                return await self._drain_chat(chat_id)
+
+        while not self.stopping:
+            chat_ids = await asyncio.to_thread(self._due_chats)
+            if not chat_ids:
+                break
+            counts = await asyncio.gather(*(drain(chat_id) for chat_id in chat_ids))
+            sent += sum(counts)
+            if sum(counts) == 0:
+                break  # everything left is waiting for a retry time
+        return sent
+
+    def _due_chats(self) -> list[int]:
+        with Session(self.engine) as session:
+            return store.pending_chat_ids(session, now=self.clock(), limit=500)
+
+    def _next(self, chat_id: int) -> Delivery | None:
+        with Session(self.engine, expire_on_commit=False) as session:
+            return store.next_pending(session, chat_id=chat_id, now=self.clock())
+
+    async def _drain_chat(self, chat_id: int) -> int:
+        sent = 0
+        while not self.stopping:
+            delivery = await asyncio.to_thread(self._next, chat_id)
+            if delivery is None:
+                return sent
+            status = await self._send(delivery)
+            if status == "sent":
+                sent += 1
+            elif status == "moved":
+                chat_id = delivery.chat_id
+            elif status == "stop":
+                return sent
+        return sent
+
+    async def _send(self, delivery: Delivery, *, plain: bool = False) -> str:
+        """One attempt; returns sent | next (skip to the chat's next) | moved | stop."""
+        assert delivery.id is not None
+        try:
+            await self.bot.send_message(
+                chat_id=delivery.chat_id,
+                text=to_plain(delivery.text) if plain else delivery.text,
+                parse_mode=None if plain else ParseMode.HTML,
+                link_preview_options=LinkPreviewOptions(is_disabled=True),
+            )
+        except RetryAfter as exc:
+            wait = _seconds(exc.retry_after)
+            log.warning("chat %s: Telegram asked to wait %.0f s (429)", delivery.chat_id, wait)
+            await asyncio.sleep(min(wait, MAX_RETRY_AFTER))
+            return "next"
+        except ChatMigrated as exc:
+            new_id = int(exc.new_chat_id)
+            log.info("chat %s migrated to %s; moving its subscriptions", delivery.chat_id, new_id)
+            await self._db(lambda s: store.migrate_chat(s, old_id=delivery.chat_id, new_id=new_id))
+            delivery.chat_id = new_id
+            return "moved"
+        except Forbidden as exc:
+            log.warning("chat %s: deactivated (%s)", delivery.chat_id, exc.message)
+            await self._db(
+                lambda s: store.set_chat_active(s, chat_id=delivery.chat_id, active=False)
+            )
+            return "stop"
+        except BadRequest as exc:
+            if not plain and "entit" in exc.message.lower():
+                log.warning("delivery %s: HTML refused (%s); resending as text", delivery.id, exc)
+                return await self._send(delivery, plain=True)
+            log.warning("delivery %s to chat %s failed: %s", delivery.id, delivery.chat_id, exc)
+            error = exc.message
+            await self._db(
+                lambda s: store.mark_failed(s, delivery_id=delivery.id or 0, error=error)
+            )
+            return "next"
+        except NetworkError as exc:  # includes TimedOut and 5xx answers
+            error = exc.message
+            attempts = delivery.attempts + 1
+            give_up = attempts >= self.max_attempts
+            retry_at = self.clock() + retry_delay(attempts)
+            log.warning(
+                "delivery %s to chat %s: %s (attempt %d/%d)%s",
+                delivery.id,
+                delivery.chat_id,
+                exc.message,
+                attempts,
+                self.max_attempts,
+                "; giving up" if give_up else "",
+            )
+            await self._db(
+                lambda s: store.mark_retry(
+                    s,
+                    delivery_id=delivery.id or 0,
+                    error=error,
+                    retry_at=retry_at,
+                    give_up=give_up,
+                )
+            )
+            return "next" if give_up else "stop"
+        await self._db(lambda s: store.mark_sent(s, delivery_id=delivery.id or 0, now=self.clock()))
+        return "sent"
+
+    async def _db(self, work: Callable[[Session], object]) -> None:
+        def run() -> None:
+            with transaction(self.engine) as session:
+                work(session)
+
+        await asyncio.to_thread(run)
+
+
+def _seconds(value: float | timedelta) -> float:
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)

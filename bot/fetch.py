@@ -1,0 +1,229 @@
+"""HTTP edge: one polite conditional GET per feed, with hard limits.
+
+- `If-None-Match` / `If-Modified-Since` from the last response;
+- a total deadline per fetch (httpx timeouts are per read, so a server trickling a byte a second
+  would otherwise never time out);
+- a body cap enforced while streaming *and after decompression* (httpx's own decoder has no
+  output limit, so the raw stream is decoded here with `max_length`);
+- redirects followed by hand (≤ 5, http/https only) so a permanent one can update the stored URL;
+- no environment proxies, and for untrusted feeds the SSRF guard in `bot.netguard`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import zlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Self
+from urllib.parse import urljoin, urlsplit
+
+import httpcore
+import httpx
+
+from bot import __version__
+from bot.netguard import GuardedBackend, Resolver, system_resolver
+
+USER_AGENT = f"Feedwatch/{__version__} (+https://github.com/feedwatch/feedwatch; feed change bot)"
+MAX_REDIRECTS = 5
+_PERMANENT = {301, 308}
+_REDIRECTS = {301, 302, 303, 307, 308}
+
+
+class FetchError(Exception):
+    """The feed could not be fetched; the message is one line fit for logs and `feed list`."""
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult:
+    status: int
+    url: str
+    moved_to: str | None = None
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    retry_after: float | None = None
+
+    @property
+    def etag(self) -> str | None:
+        return self.headers.get("etag")
+
+    @property
+    def last_modified(self) -> str | None:
+        return self.headers.get("last-modified")
+
+
+@dataclass(frozen=True, slots=True)
+class FetchLimits:
+    max_bytes: int = 10 * 1024 * 1024
+    total_timeout: float = 30.0
+    connect_timeout: float = 10.0
+
+
+class Fetcher:
+    """Holds two clients: a plain one for operator-added feeds, a guarded one for the rest."""
+
+    def __init__(
+        self,
+        limits: FetchLimits | None = None,
+        *,
+        allow_private: bool = False,
+        resolver: Resolver = system_resolver,
+        max_connections: int = 20,
+    ) -> None:
+        self.limits = limits or FetchLimits()
+        self.allow_private = allow_private
+        timeout = httpx.Timeout(self.limits.total_timeout, connect=self.limits.connect_timeout)
+        pool = httpx.Limits(max_connections=max_connections, max_keepalive_connections=10)
+        headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate"}
+        common = {"timeout": timeout, "headers": headers, "trust_env": False, "limits": pool}
+        self._trusted = httpx.AsyncClient(follow_redirects=False, **common)  # type: ignore[arg-type]
+        guarded = httpx.AsyncHTTPTransport(limits=pool, retries=0)
+        pool_impl = guarded._pool  # httpx offers no public hook for the network backend
+        assert isinstance(pool_impl, httpcore.AsyncConnectionPool)
+        pool_impl._network_backend = GuardedBackend(pool_impl._network_backend, resolver)
+        self._guarded = httpx.AsyncClient(
+            transport=guarded,
+            follow_redirects=False,
+            **common,  # type: ignore[arg-type]
+        )
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._trusted.aclose()
+        await self._guarded.aclose()
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+        trusted: bool = True,
+    ) -> FetchResult:
+        """GET `url`; raises FetchError with a one-line reason on any transport-level failure."""
+        client = self._trusted if trusted or self.allow_private else self._guarded
+        conditional = {}
+        if etag:
+            conditional["If-None-Match"] = etag
+        if last_modified:
+            conditional["If-Modified-Since"] = last_modified
+        try:
+            async with asyncio.timeout(self.limits.total_timeout):
+                return await self._follow(client, url, conditional)
+        except TimeoutError:
+            raise FetchError(f"timed out after {self.limits.total_timeout:g} s") from None
+        except httpx.HTTPError as exc:
+            raise FetchError(describe_http_error(exc)) from None
+
+    async def _follow(
+        self, client: httpx.AsyncClient, url: str, conditional: dict[str, str]
+    ) -> FetchResult:
+        check_url(url)
+        current = url
+        all_permanent = True
+        for _ in range(MAX_REDIRECTS + 1):
+            async with client.stream("GET", current, headers=conditional) as response:
+                if response.status_code in _REDIRECTS:
+                    target = response.headers.get("location")
+                    if not target:
+                        raise FetchError(f"HTTP {response.status_code} without a Location header")
+                    all_permanent &= response.status_code in _PERMANENT
+                    current = urljoin(current, target)
+                    check_url(current)
+                    continue
+                headers = {k.lower(): v for k, v in response.headers.items()}
+                body = b""
+                if response.status_code == 200:
+                    body = await read_capped(response, self.limits.max_bytes)
+                return FetchResult(
+                    status=response.status_code,
+                    url=current,
+                    moved_to=current if current != url and all_permanent else None,
+                    body=body,
+                    headers=headers,
+                    retry_after=parse_retry_after(headers.get("retry-after")),
+                )
+        raise FetchError(f"more than {MAX_REDIRECTS} redirects")
+
+
+def check_url(url: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise FetchError(f"only http and https URLs are fetched, not {parts.scheme or 'none'!r}")
+    if not parts.hostname:
+        raise FetchError("the URL has no host name")
+
+
+async def read_capped(response: httpx.Response, limit: int) -> bytes:
+    """Read the raw stream and decode it here, refusing to produce more than `limit` bytes."""
+    coding = response.headers.get("content-encoding", "").strip().lower()
+    decoder = _decoder_for(coding)
+    out = bytearray()
+    raw_seen = 0
+    async for chunk in response.aiter_raw():
+        raw_seen += len(chunk)
+        if raw_seen > limit:
+            raise FetchError(f"body larger than {limit} bytes")
+        if decoder is None:
+            out += chunk
+        else:
+            data = chunk
+            while data:
+                out += decoder.decompress(data, limit - len(out) + 1)
+                if len(out) > limit:
+                    raise FetchError(f"decompressed body larger than {limit} bytes")
+                data = decoder.unconsumed_tail
+        if len(out) > limit:
+            raise FetchError(f"body larger than {limit} bytes")
+    if decoder is not None:
+        out += decoder.flush()
+        if len(out) > limit:
+            raise FetchError(f"decompressed body larger than {limit} bytes")
+    return bytes(out)
+
+
+def _decoder_for(coding: str) -> zlib._Decompress | None:
+    if coding in ("", "identity"):
+        return None
+    if coding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if coding == "deflate":
+        return zlib.decompressobj(zlib.MAX_WBITS | 32)
+    raise FetchError(f"unsupported content encoding {coding[:40]!r}")
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max((when - (now or datetime.now(UTC))).total_seconds(), 0.0)
+
+
+def describe_http_error(exc: httpx.HTTPError) -> str:
+    """One line without the exception soup: what failed and where."""
+    kind = {
+        httpx.ConnectTimeout: "connection timed out",
+        httpx.ReadTimeout: "read timed out",
+        httpx.ConnectError: "cannot connect",
+        httpx.RemoteProtocolError: "connection broken",
+        httpx.ReadError: "connection reset",
+        httpx.DecodingError: "cannot decode body",
+    }
+    label = next((text for cls, text in kind.items() if isinstance(exc, cls)), "HTTP error")
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"{label}: {detail}"[:300]

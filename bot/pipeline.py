@@ -1,0 +1,334 @@
+"""One poll cycle: due feeds → fetch → parse → detect → store + enqueue deliveries.
+
+Fetches run concurrently (bounded); the CPU-bound part (parse, detect, render) and the database
+work run in a worker thread, one transaction per feed, so a failing feed never affects another
+and the event loop stays responsive for Telegram.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from bot.config import Settings
+from bot.core.detect import detect
+from bot.core.filters import matches
+from bot.core.model import Change, FeedInfo, ParsedFeed
+from bot.core.parse import NotAFeed, parse_feed
+from bot.core.render import render_change
+from bot.core.schedule import next_check
+from bot.db import store
+from bot.db.engine import transaction
+from bot.db.tables import Delivery, Feed, FeedStatus
+from bot.fetch import Fetcher, FetchError, FetchResult
+
+log = logging.getLogger(__name__)
+Clock = Callable[[], datetime]
+LAST_CYCLE_KEY = "last_poll_cycle_finished"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class PollOutcome:
+    """What happened to one feed in one poll."""
+
+    slug: str
+    outcome: str  # not-modified | unchanged | changed | baseline | error | gone
+    changes: tuple[Change, ...] = ()
+    error: str | None = None
+    items: int = 0
+    feed_title: str = ""
+
+
+@dataclass
+class CycleReport:
+    outcomes: list[PollOutcome] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for o in self.outcomes if o.outcome == outcome)
+
+    @property
+    def new(self) -> int:
+        return sum(1 for o in self.outcomes for c in o.changes if c.kind == "new")
+
+    @property
+    def edited(self) -> int:
+        return sum(1 for o in self.outcomes for c in o.changes if c.kind == "edited")
+
+    def summary(self) -> str:
+        return (
+            f"poll cycle: {len(self.outcomes)} feeds, {self.count('not-modified')} not modified, "
+            f"{self.count('unchanged')} unchanged, {self.new} new, {self.edited} edited, "
+            f"{self.count('error') + self.count('gone')} errors, {self.seconds:.2f} s"
+        )
+
+
+class FeedAddError(Exception):
+    """`feed add` / `/addfeed` failed; the message is one line for the user."""
+
+
+class Poller:
+    def __init__(
+        self, engine: Engine, fetcher: Fetcher, settings: Settings, clock: Clock = utcnow
+    ) -> None:
+        self.engine = engine
+        self.fetcher = fetcher
+        self.settings = settings
+        self.clock = clock
+
+    # --- the cycle -------------------------------------------------------------------------
+
+    async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
+        started = time.monotonic()
+        now = self.clock()
+        with Session(self.engine) as session:
+            if all_feeds:
+                feed_ids = [row.feed.id for row in store.list_feeds(session) if row.feed.id]
+            else:
+                feed_ids = store.due_feed_ids(session, now=now)
+        gate = asyncio.Semaphore(self.settings.poll_concurrency)
+
+        async def bounded(feed_id: int) -> PollOutcome:
+            async with gate:
+                return await self.poll_feed(feed_id, dry_run=dry_run)
+
+        outcomes = await asyncio.gather(*(bounded(feed_id) for feed_id in feed_ids))
+        report = CycleReport(outcomes=list(outcomes), seconds=time.monotonic() - started)
+        if not dry_run:
+            await asyncio.to_thread(self._record_cycle)
+        log.info(report.summary())
+        return report
+
+    def _record_cycle(self) -> None:
+        with transaction(self.engine) as session:
+            store.set_state(
+                session, key=LAST_CYCLE_KEY, value=self.clock().isoformat(), now=self.clock()
+            )
+
+    async def poll_feed(self, feed_id: int, *, dry_run: bool = False) -> PollOutcome:
+        with Session(self.engine) as session:
+            feed = session.get(Feed, feed_id)
+            if feed is None:
+                return PollOutcome(slug=f"#{feed_id}", outcome="error", error="feed was removed")
+            slug, url, etag, modified, trusted = (
+                feed.slug,
+                feed.url,
+                feed.etag,
+                feed.last_modified,
+                feed.trusted,
+            )
+        try:
+            result: FetchResult | FetchError = await self.fetcher.fetch(
+                url, etag=etag, last_modified=modified, trusted=trusted
+            )
+        except FetchError as exc:
+            result = exc
+        try:
+            outcome = await asyncio.to_thread(self._apply, feed_id, result, dry_run)
+        except Exception as exc:  # a bug or a database fault must not stop the other feeds
+            log.exception("feed %s: could not store the poll result", slug)
+            return PollOutcome(slug=slug, outcome="error", error=f"internal error: {exc}")
+        if outcome.error:
+            log.warning("feed %s: %s", slug, outcome.error)
+        return outcome
+
+    # --- applying one result (worker thread, one transaction) --------------------------------
+
+    def _apply(self, feed_id: int, result: FetchResult | FetchError, dry_run: bool) -> PollOutcome:
+        with Session(self.engine, expire_on_commit=False) as session:
+            feed = session.get(Feed, feed_id)
+            if feed is None:
+                return PollOutcome(slug=f"#{feed_id}", outcome="error", error="feed was removed")
+            outcome = self._decide(session, feed, result)
+            if dry_run:
+                session.rollback()
+            else:
+                session.commit()
+            return outcome
+
+    def _decide(
+        self, session: Session, feed: Feed, result: FetchResult | FetchError
+    ) -> PollOutcome:
+        now = self.clock()
+        feed.last_checked_at = now
+        if isinstance(result, FetchError):
+            return self._failed(session, feed, str(result), now)
+        if result.status == 304:
+            self._healthy(session, feed, now)
+            return PollOutcome(slug=feed.slug, outcome="not-modified", feed_title=feed.title)
+        if result.status == 410:
+            feed.status, feed.last_error = FeedStatus.GONE, "HTTP 410 Gone: feed disabled"
+            session.add(feed)
+            return PollOutcome(slug=feed.slug, outcome="gone", error=feed.last_error)
+        if result.status != 200:
+            reason = f"HTTP {result.status}"
+            return self._failed(session, feed, reason, now, retry_after=result.retry_after)
+        if result.moved_to and store.get_feed_by_url(session, url=result.moved_to) is None:
+            log.info("feed %s: moved permanently to %s", feed.slug, result.moved_to)
+            feed.url = result.moved_to
+        feed.etag, feed.last_modified = result.etag, result.last_modified
+        body_hash = hashlib.sha256(result.body).hexdigest()
+        if feed.baseline_done and body_hash == feed.body_hash:
+            self._healthy(session, feed, now)  # the server ignored our validators
+            return PollOutcome(slug=feed.slug, outcome="unchanged", feed_title=feed.title)
+        try:
+            parsed = parse_feed(result.body, result.headers)
+        except NotAFeed as exc:
+            return self._failed(session, feed, str(exc), now)
+        if parsed.warning:
+            log.info("feed %s: %s", feed.slug, parsed.warning)
+        baseline = not feed.baseline_done
+        changes = self._store(session, feed, parsed, now)
+        feed.body_hash, feed.baseline_done = body_hash, True
+        self._healthy(session, feed, now)
+        outcome = "baseline" if baseline else ("changed" if changes else "unchanged")
+        return PollOutcome(
+            slug=feed.slug,
+            outcome=outcome,
+            changes=changes,
+            items=len(parsed.items),
+            feed_title=feed.title,
+        )
+
+    def _store(
+        self, session: Session, feed: Feed, parsed: ParsedFeed, now: datetime
+    ) -> tuple[Change, ...]:
+        assert feed.id is not None
+        if parsed.title and (not feed.title or feed.title == feed.slug):
+            feed.title = parsed.title
+        stored = store.stored_items(
+            session, feed_id=feed.id, keys=[item.key for item in parsed.items]
+        )
+        detection = detect(parsed, stored, baseline=not feed.baseline_done)
+        ids = store.save_items(
+            session, feed_id=feed.id, parsed=parsed, detection=detection, now=now
+        )
+        if detection.changes:
+            self._enqueue(session, feed, detection.changes, ids)
+        store.prune_items(
+            session,
+            feed_id=feed.id,
+            unseen_since=now - timedelta(days=self.settings.prune_after_days),
+        )
+        return detection.changes
+
+    def _enqueue(
+        self, session: Session, feed: Feed, changes: tuple[Change, ...], ids: dict[str, int]
+    ) -> None:
+        assert feed.id is not None
+        audience = store.feed_audience(session, feed_id=feed.id)
+        if not audience:
+            return
+        info = FeedInfo(slug=feed.slug, title=feed.title)
+        deliveries = []
+        for change in changes:
+            text = render_change(change, info)
+            for chat_id, flt in audience:
+                if matches(flt, change.item.categories):
+                    deliveries.append(
+                        Delivery(
+                            chat_id=chat_id,
+                            feed_id=feed.id,
+                            item_id=ids[change.item.key],
+                            kind=change.kind.value,
+                            text=text,
+                        )
+                    )
+        store.enqueue(session, deliveries=deliveries)
+
+    def _healthy(self, session: Session, feed: Feed, now: datetime) -> None:
+        feed.status, feed.last_error, feed.error_count = FeedStatus.OK, None, 0
+        feed.next_check_at = next_check(now, self.settings.poll_interval_seconds)
+        session.add(feed)
+
+    def _failed(
+        self,
+        session: Session,
+        feed: Feed,
+        reason: str,
+        now: datetime,
+        *,
+        retry_after: float | None = None,
+    ) -> PollOutcome:
+        feed.error_count += 1
+        feed.status, feed.last_error = FeedStatus.ERROR, reason[:1000]
+        feed.next_check_at = next_check(
+            now,
+            self.settings.poll_interval_seconds,
+            consecutive_errors=feed.error_count,
+            retry_after_seconds=retry_after,
+        )
+        session.add(feed)
+        return PollOutcome(slug=feed.slug, outcome="error", error=reason)
+
+    # --- adding a feed -----------------------------------------------------------------------
+
+    async def add_feed(self, url: str, *, slug: str | None = None, trusted: bool) -> PollOutcome:
+        """Fetch once and store the baseline; nothing is stored when that fails."""
+        url = url.strip()
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise FeedAddError(f"not an http(s) URL: {url[:200]!r}")
+        if slug is not None and not SLUG_PATTERN.fullmatch(slug):
+            raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes")
+        try:
+            result = await self.fetcher.fetch(url, trusted=trusted)
+        except FetchError as exc:
+            raise FeedAddError(f"cannot fetch {url}: {exc}") from None
+        if result.status != 200:
+            raise FeedAddError(f"cannot fetch {url}: HTTP {result.status}")
+        return await asyncio.to_thread(self._add, url, slug, trusted, result)
+
+    def _add(self, url: str, slug: str | None, trusted: bool, result: FetchResult) -> PollOutcome:
+        try:
+            parsed = parse_feed(result.body, result.headers)
+        except NotAFeed as exc:
+            raise FeedAddError(f"{url} is {exc}") from None
+        with transaction(self.engine) as session:
+            final_url = result.moved_to or url
+            if store.get_feed_by_url(session, url=final_url) or store.get_feed_by_url(
+                session, url=url
+            ):
+                raise FeedAddError(f"{url} is already watched")
+            if slug is None:
+                slug = unique_slug(session, parsed.title or parts_host(final_url))
+            elif store.get_feed(session, slug=slug) is not None:
+                raise FeedAddError(f"the slug {slug!r} is taken")
+            feed = store.add_feed(
+                session, slug=slug, url=final_url, title=parsed.title or slug, trusted=trusted
+            )
+            return self._decide(session, feed, result)
+
+
+SLUG_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+
+
+def parts_host(url: str) -> str:
+    return urlsplit(url).hostname or "feed"
+
+
+def slugify(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:32].strip("-") or "feed"
+
+
+def unique_slug(session: Session, text: str) -> str:
+    base = slugify(text)
+    candidate, n = base, 2
+    while store.get_feed(session, slug=candidate) is not None:
+        candidate, n = f"{base}-{n}", n + 1
+    return candidate

@@ -1,0 +1,32 @@
+"""Wiring shared by the CLI commands: settings → logging → database (migrated) → fetcher."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+
+from bot.config import Settings
+from bot.db.engine import make_engine
+from bot.db.migrate import upgrade
+from bot.fetch import Fetcher, FetchLimits
+from bot.netguard import Resolver, system_resolver
+
+
+def open_database(settings: Settings, *, migrate: bool = True) -> Engine:
+    """Every command but `migrate` itself upgrades the schema to head before it starts."""
+    if migrate:
+        upgrade(settings.database_url)
+    return make_engine(settings.database_url)
+
+
+def make_fetcher(settings: Settings, resolver: Resolver = system_resolver) -> Fetcher:
+    limits = FetchLimits(
+        max_bytes=settings.max_feed_bytes,
+        total_timeout=settings.fetch_timeout_seconds,
+        connect_timeout=settings.connect_timeout_seconds,
+    )
+    return Fetcher(
+        limits,
+        allow_private=settings.allow_private_feed_urls,
+        resolver=resolver,
+        max_connections=settings.poll_concurrency * 2,
+    )

@@ -1,0 +1,1 @@
+"""Telegram edge, built on python-telegram-bot: application, command handlers, background jobs."""

@@ -1,0 +1,208 @@
+"""The running bot: PTB application, handlers, the poll job and the delivery loop.
+
+`run` = Telegram long polling + feed polling + delivery; `worker` = the last two only.
+Start-up work happens in `post_init` (menu via setMyCommands, background loops), and shutdown
+lets the message in flight finish before the process exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from typing import Any
+
+from sqlalchemy import Engine
+from telegram import BotCommand, Update
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    ChatMemberHandler,
+    CommandHandler,
+    MessageHandler,
+    filters,
+)
+
+from bot.config import Settings
+from bot.delivery import Deliverer
+from bot.fetch import Fetcher
+from bot.pipeline import Poller
+from bot.runtime import make_fetcher, open_database
+from bot.telegram import handlers, texts
+from bot.telegram.services import KEY, Services
+
+log = logging.getLogger(__name__)
+SHUTDOWN_GRACE_SECONDS = 8.0
+DELIVERY_IDLE_SECONDS = 2.0
+
+
+def poll_tick_seconds(interval: int) -> float:
+    """How often to look for due feeds: often enough that per-feed schedules are kept."""
+    return float(min(30, max(1, interval // 5)))
+
+
+def build_application(
+    settings: Settings, engine: Engine, fetcher: Fetcher
+) -> Application[Any, Any, Any, Any, Any, Any]:
+    limiter: AIORateLimiter = AIORateLimiter(
+        overall_max_rate=settings.telegram_rate_per_second,
+        overall_time_period=1,
+        group_max_rate=settings.telegram_group_rate_per_minute,
+        group_time_period=60,
+        max_retries=0,  # RetryAfter reaches the delivery loop, which waits and retries
+    )
+    application = (
+        ApplicationBuilder()
+        .token(settings.token)
+        .base_url(settings.telegram_api_base_url)
+        .rate_limiter(limiter)
+        .post_init(_post_init)
+        .post_stop(_post_stop)
+        .build()
+    )
+    poller = Poller(engine, fetcher, settings)
+    svc = Services(settings=settings, engine=engine, poller=poller)
+    svc.deliverer = Deliverer(
+        engine,
+        application.bot,
+        max_attempts=settings.delivery_max_attempts,
+        concurrency=settings.delivery_concurrency,
+    )
+    application.bot_data[KEY] = svc
+    add_handlers(application)
+    return application
+
+
+def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    commands = {
+        "start": handlers.cmd_help,
+        "help": handlers.cmd_help,
+        "feeds": handlers.cmd_feeds,
+        "subscribe": handlers.cmd_subscribe,
+        "unsubscribe": handlers.cmd_unsubscribe,
+        "list": handlers.cmd_list,
+        "categories": handlers.cmd_categories,
+        "filter": handlers.cmd_filter,
+        "addfeed": handlers.cmd_addfeed,
+        "removefeed": handlers.cmd_removefeed,
+    }
+    for name, callback in commands.items():
+        application.add_handler(CommandHandler(name, callback))
+    application.add_handler(
+        ChatMemberHandler(handlers.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER)
+    )
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
+    application.add_error_handler(handlers.on_error)
+
+
+async def _post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    svc: Services = application.bot_data[KEY]
+    if application.updater is not None and svc.settings.telegram_bot_token is not None:
+        await application.bot.set_my_commands([BotCommand(n, d) for n, d in texts.COMMANDS])
+    start_background(application)
+
+
+def start_background(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    svc: Services = application.bot_data[KEY]
+    svc.tasks.append(asyncio.create_task(_poll_loop(svc), name="feedwatch-poll"))
+    svc.tasks.append(asyncio.create_task(_delivery_loop(svc), name="feedwatch-deliver"))
+
+
+async def _post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    await stop_background(application.bot_data[KEY])
+
+
+async def stop_background(svc: Services) -> None:
+    """Let the message in flight finish, then stop the loops (bounded by the grace period)."""
+    if svc.deliverer is not None:
+        svc.deliverer.stopping = True
+    svc.wake.set()
+    poll_task = next((t for t in svc.tasks if t.get_name() == "feedwatch-poll"), None)
+    if poll_task is not None:
+        poll_task.cancel()
+    done, pending = await asyncio.wait(svc.tasks, timeout=SHUTDOWN_GRACE_SECONDS)
+    for task in pending:
+        task.cancel()
+    for task in (*done, *pending):
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+    svc.tasks.clear()
+    await svc.poller.fetcher.aclose()
+
+
+async def _poll_loop(svc: Services) -> None:
+    tick = poll_tick_seconds(svc.settings.poll_interval_seconds)
+    while True:
+        try:
+            report = await svc.poller.poll_due()
+            if report.new or report.edited:
+                svc.wake.set()
+        except Exception:  # keep polling whatever happened in one cycle
+            log.exception("poll cycle failed")
+        await asyncio.sleep(tick)
+
+
+async def _delivery_loop(svc: Services) -> None:
+    assert svc.deliverer is not None
+    deliverer = svc.deliverer
+    while not deliverer.stopping:
+        try:
+            await deliverer.deliver_due()
+        except Exception:
+            log.exception("delivery round failed")
+        if deliverer.stopping:
+            break
+        svc.wake.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(svc.wake.wait(), timeout=DELIVERY_IDLE_SECONDS)
+
+
+def run_bot(settings: Settings, *, updates: bool = True, webhook: bool = False) -> int:
+    """`python -m bot run` / `worker`."""
+    settings.token  # noqa: B018 - fail early, one line, when the token is missing
+    if webhook:
+        from bot.config import SettingsError
+
+        raise SettingsError("--webhook is not available yet; use long polling (`run`)")
+    engine = open_database(settings)
+    fetcher = make_fetcher(settings)
+    application = build_application(settings, engine, fetcher)
+    if updates:
+        log.info(
+            "feedwatch starting: long polling, polling feeds every %s s",
+            settings.poll_interval_seconds,
+        )
+        application.run_polling(
+            allowed_updates=Update.ALL_TYPES,
+            stop_signals=(signal.SIGINT, signal.SIGTERM),
+        )
+        return 0
+    return asyncio.run(_run_worker(application))
+
+
+async def _run_worker(application: Application[Any, Any, Any, Any, Any, Any]) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("feedwatch worker starting (no Telegram updates)")
+    async with application:
+        start_background(application)
+        await stop.wait()
+        await stop_background(application.bot_data[KEY])
+    return 0
+
+
+async def deliver_once(settings: Settings, engine: Engine) -> int:
+    """Send what is due now and return (for `poll --once`)."""
+    fetcher = make_fetcher(settings)
+    application = build_application(settings, engine, fetcher)
+    try:
+        async with application:
+            svc: Services = application.bot_data[KEY]
+            assert svc.deliverer is not None
+            return await svc.deliverer.deliver_due()
+    finally:
+        await fetcher.aclose()

@@ -1,0 +1,354 @@
+"""Chat command handlers: one `async def cmd_x(update, context)` per command, as in PTB's examples.
+
+Each handler validates its arguments and answers every mistake with the right form; the error
+handler turns anything unexpected into a short apology instead of silence.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+
+from sqlmodel import Session
+from telegram import Chat, ChatMember, ChatMemberUpdated, Message, Update
+from telegram.constants import ChatMemberStatus, ChatType, ParseMode
+from telegram.ext import ContextTypes
+
+from bot.core.filters import FilterSyntaxError, describe, parse_filter, unknown_categories
+from bot.core.model import CategoryFilter
+from bot.db import store
+from bot.db.tables import Feed
+from bot.pipeline import FeedAddError
+from bot.telegram import texts
+from bot.telegram.services import services
+
+log = logging.getLogger(__name__)
+Context = ContextTypes.DEFAULT_TYPE
+ANONYMOUS_ADMIN_ID = 1087968824  # @GroupAnonymousBot posts for anonymous group admins
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value), quote=False)
+
+
+async def reply(update: Update, text: str) -> None:
+    message = update.effective_message
+    if message is not None:
+        await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=False)
+
+
+def command_args(message: Message) -> str:
+    """Everything after the command word (`/filter@bot a, b` → `a, b`), whitespace-trimmed."""
+    parts = (message.text or "").split(maxsplit=1)
+    return parts[1].strip() if len(parts) > 1 else ""
+
+
+async def remember_chat(update: Update, context: Context) -> Chat | None:
+    chat = update.effective_chat
+    if chat is None:
+        return None
+    title = chat.title or chat.full_name or chat.username or ""
+    await services(context).write(
+        lambda s: store.upsert_chat(s, chat_id=chat.id, type_=chat.type, title=title)
+    )
+    return chat
+
+
+async def is_chat_admin(update: Update, context: Context) -> bool:
+    """Private chats are their own admin; in groups ask Telegram (anonymous admins count)."""
+    chat, message, user = update.effective_chat, update.effective_message, update.effective_user
+    if chat is None:
+        return False
+    if chat.type == ChatType.PRIVATE:
+        return True
+    if message is not None and message.sender_chat is not None:
+        return message.sender_chat.id == chat.id
+    if user is None:
+        return False
+    member = await context.bot.get_chat_member(chat.id, user.id)
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+def is_operator(update: Update, context: Context) -> bool:
+    user = update.effective_user
+    return user is not None and user.id in services(context).settings.bot_admin_ids
+
+
+async def find_feed(update: Update, context: Context, slug: str, usage: str) -> Feed | None:
+    """The feed named `slug`, or the only feed when no slug is given and there is just one."""
+    svc = services(context)
+    rows = await svc.read(store.list_feeds)
+    if not slug:
+        if len(rows) == 1:
+            return rows[0].feed
+        if not rows:
+            await reply(update, "No feeds are watched yet.")
+        else:
+            await reply(update, f"Which feed? Usage: {usage}\nFeeds: {_slugs(rows)}")
+        return None
+    for row in rows:
+        if row.feed.slug == slug.lower():
+            return row.feed
+    await reply(
+        update, f"There is no feed named <code>{esc(slug[:64])}</code>. Feeds: {_slugs(rows)}"
+    )
+    return None
+
+
+def _slugs(rows: list[store.FeedRow]) -> str:
+    return ", ".join(f"<code>{esc(r.feed.slug)}</code>" for r in rows) or "none yet"
+
+
+# --- commands ----------------------------------------------------------------------------------
+
+
+async def cmd_help(update: Update, context: Context) -> None:
+    """/start and /help: what the bot does and every command with an example."""
+    await remember_chat(update, context)
+    await reply(update, texts.HELP)
+
+
+async def cmd_feeds(update: Update, context: Context) -> None:
+    """/feeds: the feeds this bot watches."""
+    rows = await services(context).read(store.list_feeds)
+    if not rows:
+        await reply(update, "No feeds are watched yet.")
+        return
+    lines = ["<b>Watched feeds</b>"]
+    for row in rows:
+        status = "" if row.feed.status == "ok" else f" ({esc(row.feed.status)})"
+        lines.append(f"<code>{esc(row.feed.slug)}</code> — {esc(row.feed.title)}{status}")
+    lines.append("\nSubscribe with /subscribe SLUG")
+    await reply(update, "\n".join(lines))
+
+
+async def cmd_subscribe(update: Update, context: Context) -> None:
+    """/subscribe [SLUG]"""
+    message = update.effective_message
+    if message is None or not await _may_change(update, context):
+        return
+    feed = await find_feed(update, context, command_args(message), texts.USAGE["subscribe"])
+    if feed is None or feed.id is None:
+        return
+    chat = await remember_chat(update, context)
+    assert chat is not None
+    svc = services(context)
+    feed_id, limit = feed.id, svc.settings.max_subscriptions_per_chat
+
+    def work(session: Session) -> str:
+        if store.count_subscriptions(session, chat_id=chat.id) >= limit:
+            return "limit"
+        return "added" if store.subscribe(session, chat_id=chat.id, feed_id=feed_id) else "had"
+
+    result = await svc.write(work)
+    if result == "limit":
+        await reply(update, f"This chat already has {limit} subscriptions, the most allowed.")
+    elif result == "had":
+        await reply(update, f"This chat is already subscribed to <b>{esc(feed.title)}</b>.")
+    else:
+        await reply(
+            update,
+            f"Subscribed to <b>{esc(feed.title)}</b>. New posts and real edits will appear here.\n"
+            f"Narrow it down with <code>/filter {esc(feed.slug)} CATEGORY</code> "
+            f"(see <code>/categories {esc(feed.slug)}</code>).",
+        )
+
+
+async def cmd_unsubscribe(update: Update, context: Context) -> None:
+    """/unsubscribe SLUG | all"""
+    message = update.effective_message
+    if message is None or not await _may_change(update, context):
+        return
+    arg = command_args(message)
+    chat_id = message.chat_id
+    svc = services(context)
+    if not arg:
+        await reply(update, f"Usage: {texts.USAGE['unsubscribe']}")
+        return
+    if arg.lower() == "all":
+        count = await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=None))
+        await reply(update, f"Unsubscribed from {count} feed{'s' if count != 1 else ''}.")
+        return
+    feed = await find_feed(update, context, arg, texts.USAGE["unsubscribe"])
+    if feed is None:
+        return
+    count = await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed.id))
+    if count:
+        await reply(update, f"Unsubscribed from <b>{esc(feed.title)}</b>.")
+    else:
+        await reply(update, f"This chat was not subscribed to <b>{esc(feed.title)}</b>.")
+
+
+async def cmd_list(update: Update, context: Context) -> None:
+    """/list: this chat's subscriptions and filters."""
+    message = update.effective_message
+    if message is None:
+        return
+    chat_id = message.chat_id
+    subs = await services(context).read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
+    if not subs:
+        await reply(update, "This chat has no subscriptions. See /feeds, then /subscribe SLUG.")
+        return
+    lines = ["<b>Subscriptions</b>"]
+    for sub, feed in subs:
+        flt = CategoryFilter(include=tuple(sub.include), exclude=tuple(sub.exclude))
+        lines.append(f"<code>{esc(feed.slug)}</code> — {esc(feed.title)}: {esc(describe(flt))}")
+    await reply(update, "\n".join(lines))
+
+
+async def cmd_categories(update: Update, context: Context) -> None:
+    """/categories SLUG: categories seen on the feed, most frequent first."""
+    message = update.effective_message
+    if message is None:
+        return
+    feed = await find_feed(update, context, command_args(message), texts.USAGE["categories"])
+    if feed is None or feed.id is None:
+        return
+    feed_id = feed.id
+    counts = await services(context).read(lambda s: store.category_counts(s, feed_id=feed_id))
+    if not counts:
+        await reply(update, f"No categories seen on <b>{esc(feed.title)}</b> yet.")
+        return
+    lines = [f"<b>Categories on {esc(feed.title)}</b>"]
+    lines += [f"{esc(name)} ({count})" for name, count in counts[:50]]
+    await reply(update, "\n".join(lines))
+
+
+async def cmd_filter(update: Update, context: Context) -> None:
+    """/filter SLUG CATEGORY[, CATEGORY…] | off"""
+    message = update.effective_message
+    if message is None or not await _may_change(update, context):
+        return
+    usage = f"Usage: {texts.USAGE['filter']}"
+    parts = command_args(message).split(maxsplit=1)
+    if len(parts) < 2:
+        await reply(update, usage)
+        return
+    slug, spec = parts
+    feed = await find_feed(update, context, slug, texts.USAGE["filter"])
+    if feed is None or feed.id is None:
+        return
+    svc = services(context)
+    if spec.strip().lower() == "off":
+        flt = CategoryFilter()
+    else:
+        try:
+            flt = parse_filter(spec, max_categories=svc.settings.max_categories_per_filter)
+        except FilterSyntaxError as exc:
+            await reply(update, f"{esc(exc)}. {usage}")
+            return
+    chat_id, feed_id = message.chat_id, feed.id
+
+    def work(session: Session) -> tuple[bool, list[str]]:
+        ok = store.set_filter(session, chat_id=chat_id, feed_id=feed_id, flt=flt)
+        known = [name for name, _ in store.category_counts(session, feed_id=feed_id)]
+        return ok, unknown_categories(flt, known)
+
+    ok, unknown = await svc.write(work)
+    if not ok:
+        await reply(
+            update,
+            f"This chat is not subscribed to <b>{esc(feed.title)}</b>: "
+            f"<code>/subscribe {esc(feed.slug)}</code> first.",
+        )
+        return
+    text = f"Filter for <b>{esc(feed.title)}</b>: {esc(describe(flt))}."
+    if unknown:
+        text += (
+            f"\nNote: {esc(', '.join(unknown))} "
+            f"{'has' if len(unknown) == 1 else 'have'} not been seen on this feed yet."
+        )
+    await reply(update, text)
+
+
+async def cmd_addfeed(update: Update, context: Context) -> None:
+    """/addfeed URL [SLUG] (operators only)"""
+    message = update.effective_message
+    if message is None:
+        return
+    if not is_operator(update, context):
+        await reply(update, texts.OPERATORS_ONLY)
+        return
+    parts = command_args(message).split()
+    if not 1 <= len(parts) <= 2:
+        await reply(update, f"Usage: {texts.USAGE['addfeed']}")
+        return
+    url, slug = parts[0], (parts[1].lower() if len(parts) == 2 else None)
+    svc = services(context)
+    try:
+        outcome = await svc.poller.add_feed(url, slug=slug, trusted=False)
+    except FeedAddError as exc:
+        await reply(update, f"Could not add the feed: {esc(exc)}")
+        return
+    await reply(
+        update,
+        f"Now watching <b>{esc(outcome.feed_title)}</b> as <code>{esc(outcome.slug)}</code> "
+        f"({outcome.items} items so far).",
+    )
+
+
+async def cmd_removefeed(update: Update, context: Context) -> None:
+    """/removefeed SLUG (operators only)"""
+    message = update.effective_message
+    if message is None:
+        return
+    if not is_operator(update, context):
+        await reply(update, texts.OPERATORS_ONLY)
+        return
+    slug = command_args(message).lower()
+    if not slug or " " in slug:
+        await reply(update, f"Usage: {texts.USAGE['removefeed']}")
+        return
+    removed = await services(context).write(lambda s: store.remove_feed(s, slug=slug))
+    if removed:
+        await reply(update, f"Stopped watching <code>{esc(slug)}</code>.")
+    else:
+        await reply(update, f"There is no feed named <code>{esc(slug[:64])}</code>.")
+
+
+async def _may_change(update: Update, context: Context) -> bool:
+    if await is_chat_admin(update, context):
+        return True
+    await reply(update, texts.ADMINS_ONLY)
+    return False
+
+
+# --- membership and errors ---------------------------------------------------------------------
+
+
+async def on_my_chat_member(update: Update, context: Context) -> None:
+    """The bot was added, removed or blocked: (de)activate the chat's subscriptions."""
+    change: ChatMemberUpdated | None = update.my_chat_member
+    if change is None:
+        return
+    gone = change.new_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED)
+    chat = change.chat
+    svc = services(context)
+    if gone:
+        log.info("chat %s: bot removed or blocked; deactivating", chat.id)
+        await svc.write(lambda s: store.set_chat_active(s, chat_id=chat.id, active=False))
+    else:
+        title = chat.title or chat.full_name or ""
+        await svc.write(
+            lambda s: store.upsert_chat(s, chat_id=chat.id, type_=chat.type, title=title)
+        )
+
+
+async def on_migrate(update: Update, context: Context) -> None:
+    """A group was upgraded to a supergroup: keep its subscriptions under the new id."""
+    message = update.effective_message
+    if message is None or message.migrate_to_chat_id is None:
+        return
+    old_id, new_id = message.chat_id, message.migrate_to_chat_id
+    log.info("chat %s migrated to %s", old_id, new_id)
+    await services(context).write(lambda s: store.migrate_chat(s, old_id=old_id, new_id=new_id))
+
+
+async def on_error(update: object, context: Context) -> None:
+    """Log the failure in one line plus traceback, and tell the user briefly."""
+    log.error("error while handling an update: %s", context.error, exc_info=context.error)
+    if isinstance(update, Update) and update.effective_message is not None:
+        try:
+            await update.effective_message.reply_text(texts.SOMETHING_WRONG, do_quote=False)
+        except Exception as exc:  # the apology itself must never raise
+            log.warning("could not send the error reply: %s", exc)

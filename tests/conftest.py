@@ -1,0 +1,104 @@
+"""Shared fixtures: real databases (SQLite always, PostgreSQL when TEST_DATABASE_URL is set),
+a local feed server and the fake Bot API, all over loopback."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
+
+from bot.config import Settings, load_settings
+from bot.db.engine import make_engine
+from bot.db.migrate import upgrade
+from tests.fakes.bot_api import FakeBotApi
+from tests.fakes.feed_server import FeedServer
+
+PG_URL = os.environ.get("TEST_DATABASE_URL", "")
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+# Tests must never pick up a developer's .env or environment.
+for _name in list(os.environ):
+    if _name.startswith(("TELEGRAM_", "DATABASE_URL", "POLL_", "ALLOW_PRIVATE", "BOT_ADMIN")):
+        del os.environ[_name]
+
+
+def _backends() -> list[str]:
+    return ["sqlite", "postgresql"]
+
+
+@pytest.fixture(params=_backends())
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, migrated database: a SQLite file, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'feedwatch.db'}"
+        upgrade(url)
+        yield url
+        return
+    if not PG_URL:
+        if IN_CI:
+            pytest.fail("CI=true but TEST_DATABASE_URL is not set: PostgreSQL tests must run")
+        pytest.skip("TEST_DATABASE_URL not set")
+    yield from _postgres_database()
+
+
+def _postgres_database() -> Iterator[str]:
+    import psycopg
+
+    admin = make_url(PG_URL)
+    name = f"fw_{uuid.uuid4().hex[:12]}"
+    dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = admin.set(database=name).render_as_string(hide_password=False)
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'feedwatch.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    eng = make_engine(db_url)
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def feeds() -> Iterator[FeedServer]:
+    server = FeedServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def bot_api() -> Iterator[FakeBotApi]:
+    api = FakeBotApi().start()
+    yield api
+    api.stop()
+
+
+def make_settings(db_url: str, **overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "_env_file": None,
+        "database_url": db_url,
+        "poll_interval_seconds": 60,
+        "fetch_timeout_seconds": 3.0,
+        "connect_timeout_seconds": 2.0,
+        "allow_private_feed_urls": False,
+    }
+    values.update(overrides)
+    return load_settings(**values)

@@ -1,0 +1,318 @@
+"""A fake Telegram Bot API server speaking the real wire format.
+
+`POST /bot<token>/<method>` with form or JSON parameters (PTB sends form fields whose non-string
+values are JSON), answering `{"ok": true, "result": …}` or
+`{"ok": false, "error_code": …, "description": …, "parameters": {…}}`. It records every call,
+queues updates for `getUpdates` (long polling), answers `getChatMember` from a table, and injects
+scripted faults (429 with retry_after, 403, 400, 5xx, migrate_to_chat_id).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from tests.fakes.threaded import ThreadedApp
+
+TOKEN = "123456789:AAFakeTokenForTestsOnly_xyzXYZ0123456"
+BOT_USER = {
+    "id": 123456789,
+    "is_bot": True,
+    "first_name": "Feedwatch",
+    "username": "feedwatch_test_bot",
+    "can_join_groups": True,
+    "can_read_all_group_messages": False,
+    "supports_inline_queries": False,
+}
+_RAW_STRING_PARAMS = {"text", "parse_mode", "caption", "url", "secret_token"}
+_ADMIN_RIGHTS = {
+    "can_be_edited": False,
+    "is_anonymous": False,
+    "can_manage_chat": True,
+    "can_delete_messages": True,
+    "can_manage_video_chats": True,
+    "can_restrict_members": True,
+    "can_promote_members": True,
+    "can_change_info": True,
+    "can_invite_users": True,
+    "can_post_stories": True,
+    "can_edit_stories": True,
+    "can_delete_stories": True,
+}
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    at: float
+
+
+@dataclass
+class Fault:
+    method: str
+    chat_id: int | None
+    remaining: int
+    code: int
+    description: str
+    parameters: dict[str, Any] | None = None
+
+
+@dataclass
+class Sent:
+    chat_id: int
+    text: str
+    parse_mode: str | None
+    params: dict[str, Any]
+
+
+@dataclass
+class FakeBotApi:
+    token: str = TOKEN
+    calls: list[Call] = field(default_factory=list)
+    sent: list[Sent] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    members: dict[tuple[int, int], str] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    latency: float = 0.0
+    server: ThreadedApp | None = None
+    _updates: list[dict[str, Any]] = field(default_factory=list)
+    _update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _message_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _new_update: asyncio.Event | None = None
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> FakeBotApi:
+        app = web.Application(client_max_size=1024**2 * 60)
+        app.router.add_post("/bot{token}/{method}", self._handle)
+        self.server = ThreadedApp(app).start()
+        self.server.call(self._make_event())
+        return self
+
+    async def _make_event(self) -> None:
+        self._new_update = asyncio.Event()
+
+    def stop(self) -> None:
+        if self.server:
+            self.server.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self.server is not None
+        return f"{self.server.base}/bot"
+
+    # --- scripting ---------------------------------------------------------------------------
+
+    def push_update(self, update: dict[str, Any]) -> int:
+        with self.lock:
+            update_id = next(self._update_ids)
+            self._updates.append({"update_id": update_id, **update})
+        assert self.server is not None and self._new_update is not None
+        self.server.soon(self._new_update.set)
+        return update_id
+
+    def push_command(
+        self,
+        text: str,
+        *,
+        chat_id: int,
+        user_id: int = 1001,
+        chat_type: str | None = None,
+        title: str = "Test group",
+        sender_chat: dict[str, Any] | None = None,
+        language: str = "en",
+    ) -> int:
+        chat_type = chat_type or ("private" if chat_id > 0 else "supergroup")
+        chat: dict[str, Any] = {"id": chat_id, "type": chat_type}
+        if chat_type == "private":
+            chat["first_name"] = "Ada"
+        else:
+            chat["title"] = title
+        command = text.split()[0]
+        message: dict[str, Any] = {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": chat,
+            "from": {"id": user_id, "is_bot": False, "first_name": "Ada", "language_code": language},
+            "text": text,
+            "entities": [{"type": "bot_command", "offset": 0, "length": len(command)}]
+            if text.startswith("/")
+            else [],
+        }
+        if sender_chat is not None:
+            message["sender_chat"] = sender_chat
+        return self.push_update({"message": message})
+
+    def set_member(self, chat_id: int, user_id: int, status: str) -> None:
+        with self.lock:
+            self.members[(chat_id, user_id)] = status
+
+    def fail(
+        self,
+        method: str,
+        *,
+        code: int,
+        description: str,
+        chat_id: int | None = None,
+        times: int = 1,
+        retry_after: int | None = None,
+        migrate_to: int | None = None,
+    ) -> None:
+        parameters: dict[str, Any] = {}
+        if retry_after is not None:
+            parameters["retry_after"] = retry_after
+        if migrate_to is not None:
+            parameters["migrate_to_chat_id"] = migrate_to
+        with self.lock:
+            self.faults.append(
+                Fault(method, chat_id, times, code, description, parameters or None)
+            )
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def calls_to(self, method: str) -> list[Call]:
+        with self.lock:
+            return [c for c in self.calls if c.method == method]
+
+    def texts(self, chat_id: int) -> list[str]:
+        with self.lock:
+            return [s.text for s in self.sent if s.chat_id == chat_id]
+
+    def replies(self, chat_id: int) -> list[str]:
+        return self.texts(chat_id)
+
+    async def wait_for(self, condition: Any, timeout: float = 10.0) -> None:
+        """Poll `condition()` until true (async, so the bot in this loop keeps running)."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"condition not met within {timeout} s")
+            await asyncio.sleep(0.01)
+
+    async def wait_replies(self, chat_id: int, count: int, timeout: float = 10.0) -> list[str]:
+        await self.wait_for(lambda: len(self.texts(chat_id)) >= count, timeout)
+        return self.texts(chat_id)
+
+    # --- the server --------------------------------------------------------------------------
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        if request.match_info["token"] != self.token:
+            return _error(401, "Unauthorized")
+        params = await _params(request)
+        with self.lock:
+            self.calls.append(Call(method, params, time.monotonic()))
+            fault = self._take_fault(method, params)
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        if fault is not None:
+            return _error(fault.code, fault.description, fault.parameters)
+        handler = getattr(self, f"_api_{method.lower()}", None)
+        if handler is None:
+            return _ok(True)
+        result = await handler(params)
+        return result if isinstance(result, web.Response) else _ok(result)
+
+    def _take_fault(self, method: str, params: dict[str, Any]) -> Fault | None:
+        for fault in self.faults:
+            if fault.method.lower() != method.lower() or fault.remaining <= 0:
+                continue
+            if fault.chat_id is not None and _int(params.get("chat_id")) != fault.chat_id:
+                continue
+            fault.remaining -= 1
+            return fault
+        return None
+
+    async def _api_getme(self, params: dict[str, Any]) -> Any:
+        return BOT_USER
+
+    async def _api_getupdates(self, params: dict[str, Any]) -> Any:
+        offset = _int(params.get("offset")) or 0
+        timeout = float(params.get("timeout") or 0)
+        deadline = time.monotonic() + min(timeout, 5.0)
+        assert self._new_update is not None
+        while True:
+            with self.lock:
+                self._updates = [u for u in self._updates if u["update_id"] >= offset]
+                ready = list(self._updates)
+            if ready or time.monotonic() >= deadline:
+                return ready
+            self._new_update.clear()
+            try:
+                await asyncio.wait_for(self._new_update.wait(), deadline - time.monotonic())
+            except TimeoutError:
+                pass
+
+    async def _api_sendmessage(self, params: dict[str, Any]) -> Any:
+        chat_id = _int(params.get("chat_id"))
+        assert chat_id is not None
+        text = str(params.get("text", ""))
+        with self.lock:
+            self.sent.append(Sent(chat_id, text, params.get("parse_mode"), params))
+        chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
+        if chat_id < 0:
+            chat["title"] = "Test group"
+        else:
+            chat["first_name"] = "Ada"
+        return {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": chat,
+            "text": text,
+        }
+
+    async def _api_getchatmember(self, params: dict[str, Any]) -> Any:
+        chat_id, user_id = _int(params.get("chat_id")), _int(params.get("user_id"))
+        with self.lock:
+            status = self.members.get((chat_id or 0, user_id or 0), "member")
+        user = {"id": user_id, "is_bot": False, "first_name": "Ada"}
+        if status == "administrator":
+            return {"status": status, "user": user, **_ADMIN_RIGHTS}
+        if status == "creator":
+            return {"status": status, "user": user, "is_anonymous": False}
+        return {"status": status, "user": user}
+
+
+def _ok(result: Any) -> web.Response:
+    return web.json_response({"ok": True, "result": result})
+
+
+def _error(code: int, description: str, parameters: dict[str, Any] | None = None) -> web.Response:
+    body: dict[str, Any] = {"ok": False, "error_code": code, "description": description}
+    if parameters:
+        body["parameters"] = parameters
+    return web.json_response(body, status=code)
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+async def _params(request: web.Request) -> dict[str, Any]:
+    if request.content_type == "application/json":
+        data = await request.json()
+        return dict(data) if isinstance(data, dict) else {}
+    form = await request.post()
+    params: dict[str, Any] = {}
+    for key, value in form.items():
+        if not isinstance(value, str):
+            continue
+        if key in _RAW_STRING_PARAMS:
+            params[key] = value
+            continue
+        try:
+            params[key] = json.loads(value)
+        except ValueError:
+            params[key] = value
+    return params

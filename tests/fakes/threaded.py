@@ -1,0 +1,58 @@
+"""Run an aiohttp app on 127.0.0.1 in a background thread with its own event loop.
+
+A thread keeps the servers alive while a test calls the CLI in-process (which runs its own event
+loop) or waits on a subprocess, and lets sync and async tests share the same fakes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from aiohttp import web
+
+T = TypeVar("T")
+
+
+class ThreadedApp:
+    def __init__(self, app: web.Application) -> None:
+        self.app = app
+        self.loop = asyncio.new_event_loop()
+        self.port = 0
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    def start(self) -> ThreadedApp:
+        self._thread.start()
+        self.call(self._start())
+        return self
+
+    async def _start(self) -> None:
+        self._runner = web.AppRunner(self.app, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    def call(self, coro: Coroutine[Any, Any, T], timeout: float = 10) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def soon(self, fn: Callable[[], Any]) -> None:
+        self.loop.call_soon_threadsafe(fn)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            try:
+                self.call(self._runner.cleanup(), timeout=5)
+            except Exception:  # noqa: S110 - best effort at teardown
+                pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=5)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sqlmodel import Session
+from telegram.error import TelegramError
 
 from bot import __version__
 from bot.config import Settings, SettingsError, load_settings
@@ -71,6 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return dispatch(args, settings)
     except (SettingsError, CliError, FeedAddError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except TelegramError as exc:  # e.g. `poll --once` while Telegram is unreachable
+        print(
+            f"error: Telegram: {exc} (pending messages are kept for the next run)", file=sys.stderr
+        )
         return 1
     except KeyboardInterrupt:
         return 130

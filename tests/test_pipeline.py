@@ -191,7 +191,10 @@ async def test_retry_after_is_honoured(
             raw(gzip.compress(b" " * 50_000_000), **{"Content-Encoding": "gzip"}),
             "decompressed body larger than",
         ),
-        (raw(b"<html><body><h1>Oops</h1></body></html>", **{"Content-Type": "text/html"}), "not a feed"),
+        (
+            raw(b"<html><body><h1>Oops</h1></body></html>", **{"Content-Type": "text/html"}),
+            "not a feed",
+        ),
         (raw(b"\x00\x01garbage\xff"), "not a feed"),
         (raw(b'{"items": []}', **{"Content-Type": "application/json"}), "not a feed"),
         (raw(b"", **{"Content-Type": "application/rss+xml"}), "not a feed"),

@@ -141,7 +141,12 @@ class FakeBotApi:
             "message_id": next(self._message_ids),
             "date": int(time.time()),
             "chat": chat,
-            "from": {"id": user_id, "is_bot": False, "first_name": "Ada", "language_code": language},
+            "from": {
+                "id": user_id,
+                "is_bot": False,
+                "first_name": "Ada",
+                "language_code": language,
+            },
             "text": text,
             "entities": [{"type": "bot_command", "offset": 0, "length": len(command)}]
             if text.startswith("/")
@@ -172,9 +177,7 @@ class FakeBotApi:
         if migrate_to is not None:
             parameters["migrate_to_chat_id"] = migrate_to
         with self.lock:
-            self.faults.append(
-                Fault(method, chat_id, times, code, description, parameters or None)
-            )
+            self.faults.append(Fault(method, chat_id, times, code, description, parameters or None))
 
     # --- reading -----------------------------------------------------------------------------
 

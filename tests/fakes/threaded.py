@@ -52,7 +52,7 @@ class ThreadedApp:
         if self._runner is not None:
             try:
                 self.call(self._runner.cleanup(), timeout=5)
-            except Exception:  # noqa: S110 - best effort at teardown
+            except Exception:
                 pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)

@@ -1,0 +1,185 @@
+"""The command line, in-process (fast) and as real subprocesses (exit codes, one-line errors)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.__main__ import main
+from tests.fakes.bot_api import FakeBotApi
+from tests.fakes.feed_server import FeedServer
+from tests.fixtures import blog
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, str]:
+    values = {"DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}", "LOG_LEVEL": "WARNING"}
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(tmp_path)  # no stray .env, and ./data stays inside tmp
+    return values
+
+
+def run_cli(
+    *args: str, env: dict[str, str], timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_feed_add_list_remove(
+    feeds: FeedServer, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+    assert main(["feed", "add", url, "--name", "lumen"]) == 0
+    count = len(blog.BEFORE_POSTS)
+    assert capsys.readouterr().out.strip() == f"added lumen: Lumen Blog ({count} items)"
+    assert main(["feed", "list"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"lumen\t{url}\t{count} items\tchecked ") and line.endswith("\tok")
+    assert main(["feed", "add", url]) == 1
+    assert "already watched" in capsys.readouterr().err
+    assert main(["feed", "remove", "lumen"]) == 0
+    assert main(["feed", "remove", "lumen"]) == 1
+    assert "no feed named 'lumen'" in capsys.readouterr().err
+
+
+def test_slug_defaults_to_the_feed_title(
+    feeds: FeedServer, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+    assert main(["feed", "add", url]) == 0
+    assert capsys.readouterr().out.startswith("added lumen-blog: ")
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("not a url", "not an http(s) URL"),
+        ("ftp://example.org/feed", "not an http(s) URL"),
+        ("http://127.0.0.1:1/feed", "cannot fetch"),
+        ("/html", "is not a feed"),
+        ("/missing", "HTTP 404"),
+    ],
+)
+def test_feed_add_failures_are_one_line_and_store_nothing(
+    feeds: FeedServer, env: dict[str, str], target: str, expected: str
+) -> None:
+    feeds.serve("/html", b"<html><body>Hello</body></html>", content_type="text/html")
+    url = feeds.url(target) if target.startswith("/") else target
+    result = run_cli("feed", "add", url, env=env)
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and expected in result.stderr
+    assert "Traceback" not in result.stderr
+    listing = run_cli("feed", "list", env=env)
+    assert "no feeds yet" in listing.stdout
+
+
+def test_poll_once_dry_run_prints_the_three_new_posts_and_stores_nothing(
+    feeds: FeedServer, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+    assert main(["feed", "add", url, "--name", "lumen"]) == 0
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    capsys.readouterr()
+    for _ in range(2):  # a dry run changes nothing, so the second run sees the same events
+        assert main(["poll", "--once", "--dry-run"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[:3] == [
+            f"[new] lumen: {blog.PUNE.title} <{blog.PUNE.link}>",
+            f"[new] lumen: {blog.CORVID.title} <{blog.CORVID.link}>",
+            f"[new] lumen: {blog.LISBON.title} <{blog.LISBON.link}>",
+        ]
+        assert "3 new, 0 edited" in lines[3]
+
+
+def test_a_second_process_on_the_same_database_sees_nothing_new(
+    feeds: FeedServer, bot_api: FakeBotApi, env: dict[str, str]
+) -> None:
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS), honour_validators=False)
+    assert run_cli("feed", "add", url, "--name", "lumen", env=env).returncode == 0
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS), honour_validators=False)
+    telegram = {"TELEGRAM_BOT_TOKEN": bot_api.token, "TELEGRAM_API_BASE_URL": bot_api.base_url}
+    first = run_cli("poll", "--once", env={**env, **telegram})
+    assert "3 new" in first.stdout and "0 messages sent" in first.stdout, first.stderr
+    second = run_cli("poll", "--once", "--dry-run", env=env)
+    assert second.returncode == 0
+    assert "[new]" not in second.stdout and "0 new, 0 edited" in second.stdout
+
+
+def test_preview_prints_the_newest_items_without_a_database(
+    tmp_path: Path, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "feed.xml"
+    path.write_bytes(blog.rss(blog.AFTER_POSTS))
+    assert main(["preview", str(path), "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Lumen Blog: {len(blog.AFTER_POSTS)} items")
+    assert blog.LISBON.title in out and blog.CORVID.title in out and blog.PUNE.title not in out
+    assert not (tmp_path / "cli.db").exists()
+
+
+def test_migrate_and_help(env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["migrate"]) == 0
+    assert "latest schema" in capsys.readouterr().out
+    for args in (
+        ["--help"],
+        ["feed", "--help"],
+        ["feed", "add", "--help"],
+        ["poll", "--help"],
+        ["preview", "--help"],
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            main(args)
+        assert exit_info.value.code == 0
+        assert "usage:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("POLL_INTERVAL_SECONDS", "0"),
+        ("POLL_INTERVAL_SECONDS", "soon"),
+        ("DATABASE_URL", "mysql://x"),
+        ("BOT_ADMIN_IDS", "12,abc"),
+        ("LOG_LEVEL", "LOUD"),
+    ],
+)
+def test_invalid_settings_fail_with_one_line_naming_the_variable(
+    env: dict[str, str], variable: str, value: str
+) -> None:
+    result = run_cli("feed", "list", env={**env, variable: value})
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and variable in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_run_without_a_token_is_one_clear_line(env: dict[str, str]) -> None:
+    result = run_cli("run", env=env)
+    assert result.returncode == 1
+    assert result.stderr.strip() == "error: TELEGRAM_BOT_TOKEN is not set: get one from @BotFather"
+
+
+def test_poll_once_with_telegram_unreachable_is_one_line_and_keeps_the_events(
+    feeds: FeedServer, env: dict[str, str]
+) -> None:
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+    assert run_cli("feed", "add", url, "--name", "lumen", env=env).returncode == 0
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    dead = {"TELEGRAM_BOT_TOKEN": "1:x", "TELEGRAM_API_BASE_URL": "http://127.0.0.1:1/bot"}
+    result = run_cli("poll", "--once", env={**env, **dead})
+    assert result.returncode == 1 and result.stderr.startswith("error: Telegram:")
+    assert "Traceback" not in result.stderr

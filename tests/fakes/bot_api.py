@@ -10,6 +10,7 @@ scripted faults (429 with retry_after, 403, 400, 5xx, migrate_to_chat_id).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import threading
@@ -249,10 +250,8 @@ class FakeBotApi:
             if ready or time.monotonic() >= deadline:
                 return ready
             self._new_update.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._new_update.wait(), deadline - time.monotonic())
-            except TimeoutError:
-                pass
 
     async def _api_sendmessage(self, params: dict[str, Any]) -> Any:
         chat_id = _int(params.get("chat_id"))

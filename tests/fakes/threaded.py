@@ -7,6 +7,7 @@ loop) or waits on a subprocess, and lets sync and async tests share the same fak
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -50,9 +51,7 @@ class ThreadedApp:
 
     def stop(self) -> None:
         if self._runner is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self.call(self._runner.cleanup(), timeout=5)
-            except Exception:
-                pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)

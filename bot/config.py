@@ -36,6 +36,7 @@ class Settings(BaseSettings):
     poll_concurrency: int = Field(default=10, ge=1, le=200)
     prune_after_days: int = Field(default=90, ge=1)
     delivery_max_attempts: int = Field(default=8, ge=1)
+    delivery_retry_seconds: float = Field(default=5.0, gt=0)
     telegram_rate_per_second: float = Field(default=30.0, gt=0)
     telegram_group_rate_per_minute: float = Field(default=20.0, gt=0)
     delivery_concurrency: int = Field(default=1, ge=1, le=64)

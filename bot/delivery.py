@@ -36,9 +36,9 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def retry_delay(attempts: int) -> timedelta:
+def retry_delay(attempts: int, base: float = 5.0) -> timedelta:
     """Backoff after the n-th failed attempt: 5 s, 10 s, 20 s … capped at 10 minutes."""
-    return timedelta(seconds=min(5 * 2 ** max(attempts - 1, 0), 600))
+    return timedelta(seconds=min(base * 2 ** max(attempts - 1, 0), 600))
 
 
 class Deliverer:
@@ -49,12 +49,14 @@ class Deliverer:
         *,
         max_attempts: int = 8,
         concurrency: int = 1,
+        retry_base: float = 5.0,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.engine = engine
         self.bot = bot
         self.max_attempts = max_attempts
         self.concurrency = concurrency
+        self.retry_base = retry_base
         self.clock = clock
         self.stopping = False
 
@@ -141,7 +143,7 @@ class Deliverer:
             error = exc.message
             attempts = delivery.attempts + 1
             give_up = attempts >= self.max_attempts
-            retry_at = self.clock() + retry_delay(attempts)
+            retry_at = self.clock() + retry_delay(attempts, self.retry_base)
             log.warning(
                 "delivery %s to chat %s: %s (attempt %d/%d)%s",
                 delivery.id,

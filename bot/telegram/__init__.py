@@ -1,1 +1,6 @@
 """Telegram edge, built on python-telegram-bot: application, command handlers, background jobs."""
+
+import os
+
+# Opt in to PTB's future behaviour (durations as timedelta) now; `bot.delivery` handles both.
+os.environ.setdefault("PTB_TIMEDELTA", "1")

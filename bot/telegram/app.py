@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine
@@ -26,6 +27,7 @@ from telegram.ext import (
 )
 
 from bot.config import Settings
+from bot.db import store
 from bot.delivery import Deliverer
 from bot.fetch import Fetcher
 from bot.pipeline import Poller
@@ -58,7 +60,7 @@ def build_application(
         .token(settings.token)
         .base_url(settings.telegram_api_base_url)
         .rate_limiter(limiter)
-        .post_init(_post_init)
+        .post_init(startup)
         .post_stop(_post_stop)
         .build()
     )
@@ -69,6 +71,7 @@ def build_application(
         application.bot,
         max_attempts=settings.delivery_max_attempts,
         concurrency=settings.delivery_concurrency,
+        retry_base=settings.delivery_retry_seconds,
     )
     application.bot_data[KEY] = svc
     add_handlers(application)
@@ -97,10 +100,9 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
     application.add_error_handler(handlers.on_error)
 
 
-async def _post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    svc: Services = application.bot_data[KEY]
-    if application.updater is not None and svc.settings.telegram_bot_token is not None:
-        await application.bot.set_my_commands([BotCommand(n, d) for n, d in texts.COMMANDS])
+async def startup(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """post_init: register the command menu, then start polling feeds and delivering."""
+    await application.bot.set_my_commands([BotCommand(n, d) for n, d in texts.COMMANDS])
     start_background(application)
 
 
@@ -156,7 +158,16 @@ async def _delivery_loop(svc: Services) -> None:
             break
         svc.wake.clear()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(svc.wake.wait(), timeout=DELIVERY_IDLE_SECONDS)
+            await asyncio.wait_for(svc.wake.wait(), timeout=await _idle_seconds(svc))
+
+
+async def _idle_seconds(svc: Services) -> float:
+    """Sleep until the next retry is due, but never longer than the idle period."""
+    due = await svc.read(store.next_due_delivery)
+    if due is None:
+        return DELIVERY_IDLE_SECONDS
+    wait = (due - datetime.now(UTC)).total_seconds()
+    return min(max(wait, 0.05), DELIVERY_IDLE_SECONDS)
 
 
 def run_bot(settings: Settings, *, updates: bool = True, webhook: bool = False) -> int:

@@ -1,0 +1,64 @@
+"""Run the real bot (PTB Application, handlers, poll and delivery loops) in the test's event loop,
+talking HTTP to the fake Bot API and to the local feed server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine
+from telegram.ext import Application
+
+from bot.config import Settings
+from bot.db.engine import make_engine
+from bot.runtime import make_fetcher
+from bot.telegram.app import build_application, startup, stop_background
+from bot.telegram.services import KEY, Services
+from tests.conftest import make_settings
+from tests.fakes.bot_api import FakeBotApi
+
+
+@dataclass
+class RunningBot:
+    app: Application[Any, Any, Any, Any, Any, Any]
+    services: Services
+    engine: Engine
+    settings: Settings
+
+
+def bot_settings(db_url: str, api: FakeBotApi, **overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "telegram_bot_token": api.token,
+        "telegram_api_base_url": api.base_url,
+        "poll_interval_seconds": 1,
+        "telegram_rate_per_second": 1000.0,
+        "delivery_retry_seconds": 0.1,
+        "bot_admin_ids": "4242",
+    }
+    values.update(overrides)
+    return make_settings(db_url, **values)
+
+
+@asynccontextmanager
+async def running_bot(settings: Settings, *, updates: bool = True) -> AsyncIterator[RunningBot]:
+    engine = make_engine(settings.database_url)
+    fetcher = make_fetcher(settings)
+    app = build_application(settings, engine, fetcher)
+    await app.initialize()
+    try:
+        await startup(app)
+        if updates:
+            assert app.updater is not None
+            await app.updater.start_polling(poll_interval=0, timeout=1)
+        await app.start()
+        yield RunningBot(app=app, services=app.bot_data[KEY], engine=engine, settings=settings)
+    finally:
+        if app.updater is not None and app.updater.running:
+            await app.updater.stop()
+        if app.running:
+            await app.stop()
+        await stop_background(app.bot_data[KEY])
+        await app.shutdown()
+        engine.dispose()

@@ -1,0 +1,209 @@
+"""Every chat command through real PTB ↔ the fake Bot API, on real databases."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from sqlmodel import Session, select
+
+from bot.db import store
+from bot.db.tables import Chat, Subscription
+from tests.fakes.bot_api import FakeBotApi
+from tests.fakes.feed_server import FeedServer
+from tests.fixtures import blog
+from tests.harness import RunningBot, bot_settings, running_bot
+from tests.telegram_html import assert_valid_telegram_html
+
+PRIVATE = 111
+GROUP = -1001
+ADMIN, MEMBER, OPERATOR = 77, 88, 4242
+
+
+@pytest.fixture
+async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600)
+    async with running_bot(settings) as running:
+        url = feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+        await running.services.poller.add_feed(url, slug="lumen", trusted=True)
+        yield running
+
+
+async def ask(api: FakeBotApi, text: str, chat_id: int = PRIVATE, **kwargs: object) -> str:
+    """Send a command and return the bot's reply (checked to be valid Telegram HTML)."""
+    before = len(api.texts(chat_id))
+    api.push_command(text, chat_id=chat_id, user_id=kwargs.pop("user_id", chat_id if chat_id > 0 else ADMIN), **kwargs)  # type: ignore[arg-type]
+    replies = await api.wait_replies(chat_id, before + 1)
+    reply = replies[before]
+    assert_valid_telegram_html(reply)
+    return reply
+
+
+async def test_start_and_help_explain_every_command(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    for command in ("/start", "/help"):
+        reply = await ask(bot_api, command)
+        for name in ("/subscribe", "/unsubscribe", "/list", "/feeds", "/categories", "/filter"):
+            assert name in reply
+        assert "<code>/filter lumen-blog Blog, -Community, -Press Release</code>" in reply
+    (menu,) = bot_api.calls_to("setMyCommands")
+    assert {c["command"] for c in menu.params["commands"]} >= {"start", "subscribe", "filter"}
+
+
+async def test_feeds_lists_slug_and_title(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    reply = await ask(bot_api, "/feeds")
+    assert "<code>lumen</code> — Lumen Blog" in reply
+
+
+async def test_subscribe_list_unsubscribe(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    assert "Subscribed to <b>Lumen Blog</b>" in await ask(bot_api, "/subscribe")
+    assert "already subscribed" in await ask(bot_api, "/subscribe lumen")
+    assert "<code>lumen</code> — Lumen Blog: all posts" in await ask(bot_api, "/list")
+    assert "Unsubscribed from <b>Lumen Blog</b>" in await ask(bot_api, "/unsubscribe lumen")
+    assert "no subscriptions" in await ask(bot_api, "/list")
+    await ask(bot_api, "/subscribe lumen")
+    assert "Unsubscribed from 1 feed." in await ask(bot_api, "/unsubscribe all")
+
+
+async def test_wrong_or_missing_arguments_get_the_right_form(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    assert "no feed named <code>nope</code>" in await ask(bot_api, "/subscribe nope")
+    assert "Usage: /unsubscribe SLUG or /unsubscribe all" in await ask(bot_api, "/unsubscribe")
+    assert "Usage: /filter SLUG CATEGORY" in await ask(bot_api, "/filter")
+    assert "Usage: /filter SLUG CATEGORY" in await ask(bot_api, "/filter lumen")
+    assert "no feed named" in await ask(bot_api, "/categories <b>x</b>")
+    assert "not subscribed" in await ask(bot_api, "/filter lumen Blog")
+    await ask(bot_api, "/subscribe lumen")
+    assert "a lone '-' needs a category" in await ask(bot_api, "/filter lumen Blog, -")
+    second = feeds.serve("/second/", blog.rss((blog.PUNE,), title="Second"))
+    await bot.services.poller.add_feed(second, slug="second", trusted=True)
+    assert "Which feed?" in await ask(bot_api, "/subscribe")
+
+
+async def test_categories_most_frequent_first(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    reply = await ask(bot_api, "/categories lumen")
+    lines = reply.splitlines()
+    assert lines[0] == "<b>Categories on Lumen Blog</b>"
+    assert lines[1] == "Blog (9)"
+    assert "Announcements (2)" in lines and "Press Release (1)" in lines
+
+
+async def test_filter_set_note_and_clear(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    await ask(bot_api, "/subscribe lumen")
+    reply = await ask(bot_api, "/filter lumen blog, -Community, - Press Release, Cooking")
+    assert "Filter for <b>Lumen Blog</b>: blog, Cooking, -Community, -Press Release." in reply
+    assert "Note: Cooking has not been seen on this feed yet." in reply
+    assert "blog, Cooking, -Community, -Press Release" in await ask(bot_api, "/list")
+    assert ": all posts." in await ask(bot_api, "/filter lumen off")
+
+
+async def test_group_changes_need_an_admin(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    bot_api.set_member(GROUP, ADMIN, "administrator")
+    refused = await ask(bot_api, "/subscribe lumen", chat_id=GROUP, user_id=MEMBER)
+    assert refused == "Only this group's administrators can change its subscriptions and filters."
+    refused = await ask(bot_api, "/filter lumen Blog", chat_id=GROUP, user_id=MEMBER)
+    assert "Only this group's administrators" in refused
+    ok = await ask(bot_api, "/subscribe@feedwatch_test_bot lumen", chat_id=GROUP, user_id=ADMIN)
+    assert ok.startswith("Subscribed")
+    assert "all posts" in await ask(bot_api, "/list", chat_id=GROUP, user_id=MEMBER)  # reading is fine
+    anonymous = {"id": GROUP, "type": "supergroup", "title": "Test group"}
+    reply = await ask(
+        bot_api, "/unsubscribe lumen", chat_id=GROUP, user_id=1087968824, sender_chat=anonymous
+    )
+    assert reply.startswith("Unsubscribed")
+    bot_api.set_member(GROUP, 99, "creator")
+    assert (await ask(bot_api, "/subscribe lumen", chat_id=GROUP, user_id=99)).startswith("Subscribed")
+
+
+async def test_commands_for_another_bot_are_ignored(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    bot_api.push_command("/help@some_other_bot", chat_id=PRIVATE)
+    reply = await ask(bot_api, "/feeds")  # updates are handled in order: help would come first
+    assert bot_api.texts(PRIVATE) == [reply]
+    assert "Watched feeds" in reply
+
+
+async def test_operators_add_and_remove_feeds(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    other = feeds.serve("/other/", blog.rss((blog.PUNE,), title="Other Blog"))
+    assert "Only the bot's operators" in await ask(bot_api, f"/addfeed {other}")
+    assert "Only the bot's operators" in await ask(bot_api, "/removefeed lumen")
+    op = OPERATOR
+    assert "Usage: /addfeed URL [SLUG]" in await ask(bot_api, "/addfeed", chat_id=op)
+    # A loopback URL from a chat is refused (SSRF) unless ALLOW_PRIVATE_FEED_URLS is set.
+    refused = await ask(bot_api, f"/addfeed {other} other", chat_id=op)
+    assert "Could not add the feed" in refused and "non-public address (127.0.0.1)" in refused
+    bot.services.poller.fetcher.allow_private = True
+    added = await ask(bot_api, f"/addfeed {other} other", chat_id=op)
+    assert "Now watching <b>Other Blog</b> as <code>other</code> (1 items so far)" in added
+    assert "already watched" in await ask(bot_api, f"/addfeed {other}", chat_id=op)
+    assert "Stopped watching <code>other</code>" in await ask(bot_api, "/removefeed other", chat_id=op)
+    assert "no feed named" in await ask(bot_api, "/removefeed other", chat_id=op)
+
+
+async def test_removal_from_a_chat_deactivates_it(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    await ask(bot_api, "/subscribe lumen")
+    bot_api.push_update(
+        {
+            "my_chat_member": {
+                "chat": {"id": PRIVATE, "type": "private", "first_name": "Ada"},
+                "from": {"id": PRIVATE, "is_bot": False, "first_name": "Ada"},
+                "date": 0,
+                "old_chat_member": {"status": "member", "user": {"id": 1, "is_bot": True, "first_name": "B"}},
+                "new_chat_member": {"status": "kicked", "until_date": 0, "user": {"id": 1, "is_bot": True, "first_name": "B"}},
+            }
+        }
+    )
+
+    def inactive() -> bool:
+        with Session(bot.engine) as session:
+            chat = session.get(Chat, PRIVATE)
+            return chat is not None and not chat.active
+
+    await bot_api.wait_for(inactive)
+
+
+async def test_group_upgrade_keeps_subscriptions_under_the_new_id(
+    bot: RunningBot, bot_api: FakeBotApi
+) -> None:
+    bot_api.set_member(GROUP, ADMIN, "administrator")
+    await ask(bot_api, "/subscribe lumen", chat_id=GROUP, chat_type="group")
+    bot_api.push_update(
+        {
+            "message": {
+                "message_id": 999,
+                "date": 0,
+                "chat": {"id": GROUP, "type": "group", "title": "Test group"},
+                "from": {"id": ADMIN, "is_bot": False, "first_name": "Ada"},
+                "migrate_to_chat_id": -100555,
+            }
+        }
+    )
+
+    def moved() -> bool:
+        with Session(bot.engine) as session:
+            subs = session.exec(select(Subscription.chat_id)).all()
+            return list(subs) == [-100555]
+
+    await bot_api.wait_for(moved)
+
+
+async def test_a_failing_handler_answers_instead_of_staying_silent(
+    bot: RunningBot, bot_api: FakeBotApi
+) -> None:
+    with bot.engine.begin() as conn:  # a real database fault: the subscription table is gone
+        conn.exec_driver_sql("DROP TABLE subscription")
+    reply = await ask(bot_api, "/list")
+    assert reply.startswith("Sorry, something went wrong")
+
+
+async def test_subscription_limit_per_chat(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> None:
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600, max_subscriptions_per_chat=1)
+    async with running_bot(settings) as running:
+        for slug in ("one", "two"):
+            url = feeds.serve(f"/{slug}/", blog.rss((blog.PUNE,), title=slug))
+            await running.services.poller.add_feed(url, slug=slug, trusted=True)
+        assert (await ask(bot_api, "/subscribe one")).startswith("Subscribed")
+        assert "the most allowed" in await ask(bot_api, "/subscribe two")
+        with Session(running.engine) as session:
+            assert store.count_subscriptions(session, chat_id=PRIVATE) == 1

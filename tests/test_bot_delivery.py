@@ -1,0 +1,184 @@
+"""Notifications end to end: feed server → poll → outbox → PTB → fake Bot API, with faults."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from sqlmodel import Session, select
+
+from bot.db import store
+from bot.db.tables import Chat, Delivery, Subscription
+from tests.fakes.bot_api import FakeBotApi
+from tests.fakes.feed_server import FeedServer
+from tests.fixtures import blog
+from tests.harness import RunningBot, bot_settings, running_bot
+from tests.telegram_html import assert_valid_telegram_html
+
+ALL, ANNOUNCE, BLOG_ONLY, GROUP, ADMIN = 111, 222, 333, -1001, 77
+
+
+def posts(api: FakeBotApi, chat_id: int) -> list[str]:
+    """Notification messages (not command replies) a chat received, in order."""
+    return [t for t in api.texts(chat_id) if t.startswith(("<b><a href", "<b>Updated:"))]
+
+
+def titles(api: FakeBotApi, chat_id: int) -> list[str]:
+    out = []
+    for text in posts(api, chat_id):
+        head = text.split("\n", 1)[0]
+        title = head.split('">', 1)[1].split("</a>", 1)[0]
+        out.append(("Updated: " if head.startswith("<b>Updated:") else "") + title)
+    return out
+
+
+async def command(api: FakeBotApi, text: str, chat_id: int, user_id: int | None = None) -> None:
+    before = len(api.texts(chat_id))
+    api.push_command(text, chat_id=chat_id, user_id=user_id or chat_id)
+    await api.wait_replies(chat_id, before + 1)
+
+
+async def cycle(bot: RunningBot, api: FakeBotApi) -> None:
+    """Poll every feed now, then wait until the outbox is empty."""
+    await bot.services.poller.poll_due(all_feeds=True)
+    bot.services.wake.set()
+
+    def drained() -> bool:
+        with Session(bot.engine) as session:
+            return store.pending_count(session) == 0
+
+    await api.wait_for(drained, timeout=15)
+
+
+@pytest.fixture
+async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600, delivery_max_attempts=3)
+    async with running_bot(settings) as running:
+        url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+        await running.services.poller.add_feed(url, slug="lumen", trusted=True)
+        yield running
+
+
+@pytest.fixture
+async def subscribed(bot: RunningBot, bot_api: FakeBotApi) -> RunningBot:
+    await command(bot_api, "/subscribe", ALL)
+    await command(bot_api, "/subscribe lumen", ANNOUNCE)
+    await command(bot_api, "/filter lumen Announcements", ANNOUNCE)
+    await command(bot_api, "/subscribe lumen", BLOG_ONLY)
+    await command(bot_api, "/filter lumen Blog, -Community, -Press Release", BLOG_ONLY)
+    bot_api.set_member(GROUP, ADMIN, "administrator")
+    await command(bot_api, "/subscribe lumen", GROUP, ADMIN)
+    return bot
+
+
+async def test_each_chat_gets_exactly_its_posts_oldest_first_then_one_update(
+    subscribed: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    bot = subscribed
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+    pune, corvid, lisbon = blog.PUNE.title, blog.CORVID.title, blog.LISBON.title
+    assert titles(bot_api, ALL) == [pune, corvid, lisbon]
+    assert titles(bot_api, ANNOUNCE) == [corvid, lisbon]
+    assert titles(bot_api, BLOG_ONLY) == [corvid]
+    assert titles(bot_api, GROUP) == [pune, corvid, lisbon]
+    for chat in (ALL, ANNOUNCE, BLOG_ONLY, GROUP):
+        for text in posts(bot_api, chat):
+            assert_valid_telegram_html(text)
+    sent = [s for s in bot_api.sent if s.text.startswith("<b><a")]
+    assert all(s.parse_mode == "HTML" and s.params["link_preview_options"] == {"is_disabled": True} for s in sent)
+
+    # A markup-only change (the guide regains fetchpriority) sends nothing.
+    feeds.serve("/feed/", blog.rss((*blog.AFTER_POSTS[:3], blog.GUIDE, *blog.MIDDLE)))
+    await cycle(bot, bot_api)
+    assert len(titles(bot_api, ALL)) == 3
+
+    # A real edit of the guide (Blog, Events): one update where the filter matches.
+    feeds.serve("/feed/", blog.rss(blog.edited_posts()))
+    await cycle(bot, bot_api)
+    update = f"Updated: {blog.GUIDE.title}"
+    assert titles(bot_api, ALL)[3:] == [update]
+    assert titles(bot_api, ANNOUNCE)[2:] == []
+    assert titles(bot_api, BLOG_ONLY)[1:] == [update]
+    assert titles(bot_api, GROUP)[3:] == [update]
+    assert blog.EDITED_SENTENCE in posts(bot_api, ALL)[-1]
+
+
+async def test_retry_after_is_waited_for_and_the_message_sent_once(
+    subscribed: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    bot_api.fail("sendMessage", code=429, description="Too Many Requests: retry after 1", retry_after=1, chat_id=ALL)
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(subscribed, bot_api)
+    assert len(titles(bot_api, ALL)) == 3
+    calls = [c for c in bot_api.calls_to("sendMessage") if c.params["chat_id"] == ALL and "<b><a" in c.params["text"]]
+    assert len(calls) == 4
+    assert calls[1].at - calls[0].at >= 1.0
+
+
+async def test_bad_gateway_is_retried_with_backoff(
+    subscribed: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    bot_api.fail("sendMessage", code=502, description="Bad Gateway", chat_id=ALL, times=2)
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(subscribed, bot_api)
+    assert titles(bot_api, ALL) == [blog.PUNE.title, blog.CORVID.title, blog.LISBON.title]
+
+
+async def test_persistent_errors_keep_the_delivery_as_failed_and_move_on(
+    subscribed: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    bot_api.fail("sendMessage", code=500, description="Internal Server Error", chat_id=ALL, times=3)
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(subscribed, bot_api)
+    assert titles(bot_api, ALL) == [blog.CORVID.title, blog.LISBON.title]
+    with Session(subscribed.engine) as session:
+        failed = session.exec(select(Delivery).where(Delivery.status == "failed")).all()
+    assert [(d.chat_id, d.attempts, d.last_error) for d in failed] == [(ALL, 3, "Internal Server Error")]
+
+
+async def test_blocked_chat_is_deactivated_and_skipped(
+    subscribed: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    bot_api.fail("sendMessage", code=403, description="Forbidden: bot was blocked by the user", chat_id=ALL)
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(subscribed, bot_api)
+    assert titles(bot_api, ALL) == []
+    with Session(subscribed.engine) as session:
+        chat = session.get(Chat, ALL)
+        assert chat is not None and not chat.active
+    feeds.serve("/feed/", blog.rss(blog.edited_posts()))
+    await cycle(subscribed, bot_api)
+    assert titles(bot_api, ALL) == []
+    assert len(titles(bot_api, BLOG_ONLY)) == 2
+
+
+async def test_chat_migration_moves_subscriptions_and_resends(
+    subscribed: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    new_id = -100777
+    bot_api.fail(
+        "sendMessage",
+        code=400,
+        description="Bad Request: group chat was upgraded to a supergroup chat",
+        migrate_to=new_id,
+        chat_id=GROUP,
+    )
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(subscribed, bot_api)
+    assert titles(bot_api, GROUP) == []
+    assert titles(bot_api, new_id) == [blog.PUNE.title, blog.CORVID.title, blog.LISBON.title]
+    with Session(subscribed.engine) as session:
+        chats = session.exec(select(Subscription.chat_id)).all()
+    assert new_id in chats and GROUP not in chats
+
+
+async def test_html_refused_by_telegram_is_resent_as_plain_text(
+    subscribed: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    bot_api.fail("sendMessage", code=400, description="Bad Request: can't parse entities: Unsupported start tag", chat_id=ALL)
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(subscribed, bot_api)
+    plain = [s for s in bot_api.sent if s.chat_id == ALL and s.parse_mode is None and blog.PUNE.title in s.text]
+    assert len(plain) == 1 and f"({blog.PUNE.link})" in plain[0].text and "<b>" not in plain[0].text
+    assert titles(bot_api, ALL) == [blog.CORVID.title, blog.LISBON.title]

@@ -110,7 +110,7 @@ class Poller:
         report = CycleReport(outcomes=list(outcomes), seconds=time.monotonic() - started)
         if not dry_run:
             await asyncio.to_thread(self._record_cycle)
-        log.info(report.summary())
+        log.log(logging.INFO if report.outcomes else logging.DEBUG, report.summary())
         return report
 
     def _record_cycle(self) -> None:

@@ -53,5 +53,18 @@ class ThreadedApp:
         if self._runner is not None:
             with contextlib.suppress(Exception):
                 self.call(self._runner.cleanup(), timeout=5)
+        with contextlib.suppress(Exception):
+            self.call(_cancel_pending(), timeout=5)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
+        if not self._thread.is_alive():
+            self.loop.close()
+
+
+async def _cancel_pending() -> None:
+    """Cancel handlers still waiting (long polls, hanging feeds) so none is left dangling."""
+    current = asyncio.current_task()
+    tasks = [task for task in asyncio.all_tasks() if task is not current]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

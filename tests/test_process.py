@@ -1,0 +1,124 @@
+"""The bot as a real process: graceful SIGTERM, no token in logs, and kill -9 crash safety."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from bot.db import store
+from bot.db.engine import transaction
+from bot.runtime import make_fetcher
+from bot.pipeline import Poller
+from tests.conftest import make_settings
+from tests.fakes.bot_api import FakeBotApi
+from tests.fakes.feed_server import FeedServer
+from tests.fixtures import blog
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def start_bot(env: dict[str, str], log: Path, command: str = "run") -> asyncio.subprocess.Process:
+    handle = log.open("ab")
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", command,
+        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+        stdout=handle, stderr=handle, cwd=str(log.parent),
+    )
+
+
+def bot_env(db_url: str, api: FakeBotApi, **extra: str) -> dict[str, str]:
+    return {
+        "DATABASE_URL": db_url,
+        "TELEGRAM_BOT_TOKEN": api.token,
+        "TELEGRAM_API_BASE_URL": api.base_url,
+        "POLL_INTERVAL_SECONDS": "1",
+        "TELEGRAM_RATE_PER_SECOND": "1000",
+        **extra,
+    }
+
+
+async def test_sigterm_stops_cleanly_and_the_token_never_reaches_the_log(
+    db_url: str, bot_api: FakeBotApi, tmp_path: Path
+) -> None:
+    log = tmp_path / "bot.log"
+    process = await start_bot(bot_env(db_url, bot_api, LOG_LEVEL="DEBUG"), log)
+    try:
+        await bot_api.wait_for(lambda: bool(bot_api.calls_to("setMyCommands")), timeout=30)
+        bot_api.push_command("/start", chat_id=5)
+        await bot_api.wait_replies(5, 1, timeout=15)
+        bot_api.fail("getUpdates", code=500, description="Internal Server Error", times=1)
+        await asyncio.sleep(0.5)
+    finally:
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), timeout=15)
+    assert code == 0
+    assert time.monotonic() - started < 10
+    text = log.read_text()
+    assert "DEBUG" in text and "getUpdates" in text  # debug logging really was on
+    assert bot_api.token not in text
+    assert bot_api.token.split(":")[1] not in text
+
+
+async def _prepare_fanout(engine: Engine, db_url: str, feeds: FeedServer, chats: int) -> None:
+    settings = make_settings(db_url)
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+    async with make_fetcher(settings) as fetcher:
+        await Poller(engine, fetcher, settings).add_feed(url, slug="lumen", trusted=True)
+    with transaction(engine) as session:
+        feed = store.get_feed(session, slug="lumen")
+        assert feed is not None and feed.id is not None
+        feed.next_check_at = datetime.now(UTC)  # due at once for the bot process
+        session.add(feed)
+        for chat_id in range(1, chats + 1):
+            store.upsert_chat(session, chat_id=chat_id, type_="private", title="")
+            store.subscribe(session, chat_id=chat_id, feed_id=feed.id)
+    feeds.serve("/feed/", blog.rss((blog.LISBON, *blog.BEFORE_POSTS)))
+
+
+def _lisbon_sends(api: FakeBotApi) -> list[int]:
+    with api.lock:
+        return [s.chat_id for s in api.sent if blog.LISBON.title in s.text]
+
+
+@pytest.mark.slow
+async def test_kill_9_during_a_fanout_loses_nothing(
+    engine: Engine, db_url: str, bot_api: FakeBotApi, feeds: FeedServer, tmp_path: Path
+) -> None:
+    chats = 200
+    await _prepare_fanout(engine, db_url, feeds, chats)
+    bot_api.latency = 0.005
+    env = bot_env(db_url, bot_api)
+    log = tmp_path / "bot.log"
+    first = await start_bot(env, log)
+    try:
+        await bot_api.wait_for(lambda: len(_lisbon_sends(bot_api)) >= 60, timeout=60)
+    finally:
+        first.kill()
+        await first.wait()
+    killed_at = len(_lisbon_sends(bot_api))
+    assert killed_at < chats, "the fan-out finished before the kill; the test proves nothing"
+
+    second = await start_bot(env, log)
+    try:
+        await bot_api.wait_for(lambda: set(_lisbon_sends(bot_api)) == set(range(1, chats + 1)), timeout=90)
+    finally:
+        second.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(second.wait(), timeout=15)
+    assert code == 0
+    sends = _lisbon_sends(bot_api)
+    assert len(sends) - chats <= 1, f"{len(sends) - chats} duplicates after one kill"
+    with Session(engine) as session:
+        assert store.pending_count(session) == 0
+    if db_url.startswith("sqlite"):
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"

@@ -8,7 +8,21 @@ from pathlib import Path
 from bot.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
-FORBIDDEN_IN_CORE = {"telegram", "httpx", "httpcore", "sqlmodel", "sqlalchemy", "aiohttp", "asyncio", "socket", "bot.db", "bot.fetch", "bot.delivery", "bot.pipeline", "bot.telegram"}
+FORBIDDEN_IN_CORE = {
+    "telegram",
+    "httpx",
+    "httpcore",
+    "sqlmodel",
+    "sqlalchemy",
+    "aiohttp",
+    "asyncio",
+    "socket",
+    "bot.db",
+    "bot.fetch",
+    "bot.delivery",
+    "bot.pipeline",
+    "bot.telegram",
+}
 
 
 def test_core_is_pure() -> None:
@@ -21,7 +35,9 @@ def test_core_is_pure() -> None:
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
             for name in names:
-                assert not any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN_IN_CORE), f"{path.name} imports {name}"
+                assert not any(
+                    name == bad or name.startswith(bad + ".") for bad in FORBIDDEN_IN_CORE
+                ), f"{path.name} imports {name}"
             if isinstance(node, ast.Attribute) and node.attr in {"now", "utcnow", "today"}:
                 raise AssertionError(f"{path.name} reads the clock; pass the time in")
             assert not isinstance(node, ast.Await | ast.AsyncFunctionDef), f"{path.name} does I/O"

@@ -32,7 +32,12 @@ async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncItera
 async def ask(api: FakeBotApi, text: str, chat_id: int = PRIVATE, **kwargs: object) -> str:
     """Send a command and return the bot's reply (checked to be valid Telegram HTML)."""
     before = len(api.texts(chat_id))
-    api.push_command(text, chat_id=chat_id, user_id=kwargs.pop("user_id", chat_id if chat_id > 0 else ADMIN), **kwargs)  # type: ignore[arg-type]
+    api.push_command(
+        text,
+        chat_id=chat_id,
+        user_id=kwargs.pop("user_id", chat_id if chat_id > 0 else ADMIN),
+        **kwargs,
+    )  # type: ignore[arg-type]
     replies = await api.wait_replies(chat_id, before + 1)
     reply = replies[before]
     assert_valid_telegram_html(reply)
@@ -105,14 +110,18 @@ async def test_group_changes_need_an_admin(bot: RunningBot, bot_api: FakeBotApi)
     assert "Only this group's administrators" in refused
     ok = await ask(bot_api, "/subscribe@feedwatch_test_bot lumen", chat_id=GROUP, user_id=ADMIN)
     assert ok.startswith("Subscribed")
-    assert "all posts" in await ask(bot_api, "/list", chat_id=GROUP, user_id=MEMBER)  # reading is fine
+    assert "all posts" in await ask(
+        bot_api, "/list", chat_id=GROUP, user_id=MEMBER
+    )  # reading is fine
     anonymous = {"id": GROUP, "type": "supergroup", "title": "Test group"}
     reply = await ask(
         bot_api, "/unsubscribe lumen", chat_id=GROUP, user_id=1087968824, sender_chat=anonymous
     )
     assert reply.startswith("Unsubscribed")
     bot_api.set_member(GROUP, 99, "creator")
-    assert (await ask(bot_api, "/subscribe lumen", chat_id=GROUP, user_id=99)).startswith("Subscribed")
+    assert (await ask(bot_api, "/subscribe lumen", chat_id=GROUP, user_id=99)).startswith(
+        "Subscribed"
+    )
 
 
 async def test_commands_for_another_bot_are_ignored(bot: RunningBot, bot_api: FakeBotApi) -> None:
@@ -137,7 +146,9 @@ async def test_operators_add_and_remove_feeds(
     added = await ask(bot_api, f"/addfeed {other} other", chat_id=op)
     assert "Now watching <b>Other Blog</b> as <code>other</code> (1 items so far)" in added
     assert "already watched" in await ask(bot_api, f"/addfeed {other}", chat_id=op)
-    assert "Stopped watching <code>other</code>" in await ask(bot_api, "/removefeed other", chat_id=op)
+    assert "Stopped watching <code>other</code>" in await ask(
+        bot_api, "/removefeed other", chat_id=op
+    )
     assert "no feed named" in await ask(bot_api, "/removefeed other", chat_id=op)
 
 
@@ -149,8 +160,15 @@ async def test_removal_from_a_chat_deactivates_it(bot: RunningBot, bot_api: Fake
                 "chat": {"id": PRIVATE, "type": "private", "first_name": "Ada"},
                 "from": {"id": PRIVATE, "is_bot": False, "first_name": "Ada"},
                 "date": 0,
-                "old_chat_member": {"status": "member", "user": {"id": 1, "is_bot": True, "first_name": "B"}},
-                "new_chat_member": {"status": "kicked", "until_date": 0, "user": {"id": 1, "is_bot": True, "first_name": "B"}},
+                "old_chat_member": {
+                    "status": "member",
+                    "user": {"id": 1, "is_bot": True, "first_name": "B"},
+                },
+                "new_chat_member": {
+                    "status": "kicked",
+                    "until_date": 0,
+                    "user": {"id": 1, "is_bot": True, "first_name": "B"},
+                },
             }
         }
     )
@@ -197,8 +215,12 @@ async def test_a_failing_handler_answers_instead_of_staying_silent(
     assert reply.startswith("Sorry, something went wrong")
 
 
-async def test_subscription_limit_per_chat(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> None:
-    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600, max_subscriptions_per_chat=1)
+async def test_subscription_limit_per_chat(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    settings = bot_settings(
+        db_url, bot_api, poll_interval_seconds=3600, max_subscriptions_per_chat=1
+    )
     async with running_bot(settings) as running:
         for slug in ("one", "two"):
             url = feeds.serve(f"/{slug}/", blog.rss((blog.PUNE,), title=slug))

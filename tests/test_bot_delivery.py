@@ -86,7 +86,10 @@ async def test_each_chat_gets_exactly_its_posts_oldest_first_then_one_update(
         for text in posts(bot_api, chat):
             assert_valid_telegram_html(text)
     sent = [s for s in bot_api.sent if s.text.startswith("<b><a")]
-    assert all(s.parse_mode == "HTML" and s.params["link_preview_options"] == {"is_disabled": True} for s in sent)
+    assert all(
+        s.parse_mode == "HTML" and s.params["link_preview_options"] == {"is_disabled": True}
+        for s in sent
+    )
 
     # A markup-only change (the guide regains fetchpriority) sends nothing.
     feeds.serve("/feed/", blog.rss((*blog.AFTER_POSTS[:3], blog.GUIDE, *blog.MIDDLE)))
@@ -107,11 +110,21 @@ async def test_each_chat_gets_exactly_its_posts_oldest_first_then_one_update(
 async def test_retry_after_is_waited_for_and_the_message_sent_once(
     subscribed: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
 ) -> None:
-    bot_api.fail("sendMessage", code=429, description="Too Many Requests: retry after 1", retry_after=1, chat_id=ALL)
+    bot_api.fail(
+        "sendMessage",
+        code=429,
+        description="Too Many Requests: retry after 1",
+        retry_after=1,
+        chat_id=ALL,
+    )
     feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
     await cycle(subscribed, bot_api)
     assert len(titles(bot_api, ALL)) == 3
-    calls = [c for c in bot_api.calls_to("sendMessage") if c.params["chat_id"] == ALL and "<b><a" in c.params["text"]]
+    calls = [
+        c
+        for c in bot_api.calls_to("sendMessage")
+        if c.params["chat_id"] == ALL and "<b><a" in c.params["text"]
+    ]
     assert len(calls) == 4
     assert calls[1].at - calls[0].at >= 1.0
 
@@ -134,13 +147,17 @@ async def test_persistent_errors_keep_the_delivery_as_failed_and_move_on(
     assert titles(bot_api, ALL) == [blog.CORVID.title, blog.LISBON.title]
     with Session(subscribed.engine) as session:
         failed = session.exec(select(Delivery).where(Delivery.status == "failed")).all()
-    assert [(d.chat_id, d.attempts, d.last_error) for d in failed] == [(ALL, 3, "Internal Server Error")]
+    assert [(d.chat_id, d.attempts, d.last_error) for d in failed] == [
+        (ALL, 3, "Internal Server Error")
+    ]
 
 
 async def test_blocked_chat_is_deactivated_and_skipped(
     subscribed: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
 ) -> None:
-    bot_api.fail("sendMessage", code=403, description="Forbidden: bot was blocked by the user", chat_id=ALL)
+    bot_api.fail(
+        "sendMessage", code=403, description="Forbidden: bot was blocked by the user", chat_id=ALL
+    )
     feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
     await cycle(subscribed, bot_api)
     assert titles(bot_api, ALL) == []
@@ -176,9 +193,18 @@ async def test_chat_migration_moves_subscriptions_and_resends(
 async def test_html_refused_by_telegram_is_resent_as_plain_text(
     subscribed: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
 ) -> None:
-    bot_api.fail("sendMessage", code=400, description="Bad Request: can't parse entities: Unsupported start tag", chat_id=ALL)
+    bot_api.fail(
+        "sendMessage",
+        code=400,
+        description="Bad Request: can't parse entities: Unsupported start tag",
+        chat_id=ALL,
+    )
     feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
     await cycle(subscribed, bot_api)
-    plain = [s for s in bot_api.sent if s.chat_id == ALL and s.parse_mode is None and blog.PUNE.title in s.text]
+    plain = [
+        s
+        for s in bot_api.sent
+        if s.chat_id == ALL and s.parse_mode is None and blog.PUNE.title in s.text
+    ]
     assert len(plain) == 1 and f"({blog.PUNE.link})" in plain[0].text and "<b>" not in plain[0].text
     assert titles(bot_api, ALL) == [blog.CORVID.title, blog.LISBON.title]

@@ -16,8 +16,8 @@ from sqlmodel import Session
 
 from bot.db import store
 from bot.db.engine import transaction
-from bot.runtime import make_fetcher
 from bot.pipeline import Poller
+from bot.runtime import make_fetcher
 from tests.conftest import make_settings
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
@@ -26,12 +26,19 @@ from tests.fixtures import blog
 ROOT = Path(__file__).resolve().parents[1]
 
 
-async def start_bot(env: dict[str, str], log: Path, command: str = "run") -> asyncio.subprocess.Process:
+async def start_bot(
+    env: dict[str, str], log: Path, command: str = "run"
+) -> asyncio.subprocess.Process:
     handle = log.open("ab")
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", command,
+        sys.executable,
+        "-m",
+        "bot",
+        command,
         env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
-        stdout=handle, stderr=handle, cwd=str(log.parent),
+        stdout=handle,
+        stderr=handle,
+        cwd=str(log.parent),
     )
 
 
@@ -110,7 +117,9 @@ async def test_kill_9_during_a_fanout_loses_nothing(
 
     second = await start_bot(env, log)
     try:
-        await bot_api.wait_for(lambda: set(_lisbon_sends(bot_api)) == set(range(1, chats + 1)), timeout=90)
+        await bot_api.wait_for(
+            lambda: set(_lisbon_sends(bot_api)) == set(range(1, chats + 1)), timeout=90
+        )
     finally:
         second.send_signal(signal.SIGTERM)
         code = await asyncio.wait_for(second.wait(), timeout=15)

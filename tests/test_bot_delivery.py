@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -208,3 +209,30 @@ async def test_html_refused_by_telegram_is_resent_as_plain_text(
     ]
     assert len(plain) == 1 and f"({blog.PUNE.link})" in plain[0].text and "<b>" not in plain[0].text
     assert titles(bot_api, ALL) == [blog.CORVID.title, blog.LISBON.title]
+
+
+async def test_a_fanout_stays_under_the_rate_limit_without_429s(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    chats = 150
+    bot_api.rate_limit = 60  # the "server" refuses a 61st message within one second
+    settings = bot_settings(
+        db_url, bot_api, poll_interval_seconds=3600, telegram_rate_per_second=50
+    )
+    async with running_bot(settings) as bot:
+        url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+        await bot.services.poller.add_feed(url, slug="lumen", trusted=True)
+        with Session(bot.engine) as session:
+            feed = store.get_feed(session, slug="lumen")
+            assert feed is not None and feed.id is not None
+            for chat_id in range(1, chats + 1):
+                store.upsert_chat(session, chat_id=chat_id, type_="private", title="")
+                store.subscribe(session, chat_id=chat_id, feed_id=feed.id)
+            session.commit()
+        feeds.serve("/feed/", blog.rss((blog.LISBON, *blog.BEFORE_POSTS)))
+        started = time.monotonic()
+        await cycle(bot, bot_api)
+        elapsed = time.monotonic() - started
+    assert sorted({s.chat_id for s in bot_api.sent}) == list(range(1, chats + 1))
+    assert bot_api.too_many == 0
+    assert elapsed >= (chats - 50) / 50 * 0.9  # the limiter really paced the sends

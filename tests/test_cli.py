@@ -183,3 +183,42 @@ def test_poll_once_with_telegram_unreachable_is_one_line_and_keeps_the_events(
     result = run_cli("poll", "--once", env={**env, **dead})
     assert result.returncode == 1 and result.stderr.startswith("error: Telegram:")
     assert "Traceback" not in result.stderr
+
+
+def test_poll_once_delivers_to_subscribed_chats_and_feed_list_shows_errors(
+    feeds: FeedServer, bot_api: FakeBotApi, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sqlmodel import Session
+
+    from bot.db import store
+    from bot.db.engine import make_engine
+
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+    assert main(["feed", "add", url, "--name", "lumen"]) == 0
+    engine = make_engine(env["DATABASE_URL"])
+    with Session(engine) as session:
+        store.upsert_chat(session, chat_id=42, type_="private", title="Ada")
+        store.subscribe(session, chat_id=42, feed_id=1)
+        session.commit()
+    engine.dispose()
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    telegram = {"TELEGRAM_BOT_TOKEN": bot_api.token, "TELEGRAM_API_BASE_URL": bot_api.base_url}
+    result = run_cli("poll", "--once", env={**env, **telegram})
+    assert result.returncode == 0 and "3 messages sent" in result.stdout, result.stderr
+    assert [t.split("</a>")[0].split('">')[1] for t in bot_api.texts(42)] == list(
+        blog.NEW_TITLES_OLDEST_FIRST
+    )
+    feeds.serve("/feed/", b"<html><body>Maintenance</body></html>", content_type="text/html")
+    capsys.readouterr()
+    assert main(["poll", "--once", "--dry-run"]) == 0
+    assert "[error] lumen: not a feed" in capsys.readouterr().out
+    result = run_cli("poll", "--once", env={**env, **telegram})
+    assert result.returncode == 0
+    assert "feed lumen: not a feed" in result.stderr  # one clear log line
+    capsys.readouterr()
+    assert main(["feed", "list"]) == 0
+    assert (
+        capsys.readouterr()
+        .out.rstrip()
+        .endswith("\terror: not a feed: NonXMLContentType: text/html is not an XML media type")
+    )

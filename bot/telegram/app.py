@@ -48,9 +48,12 @@ def poll_tick_seconds(interval: int) -> float:
 def build_application(
     settings: Settings, engine: Engine, fetcher: Fetcher
 ) -> Application[Any, Any, Any, Any, Any, Any]:
+    # aiolimiter lets a full period's worth through at once; a tenth-of-a-second period keeps
+    # bursts small, so no one-second window ever sees much more than the configured rate.
+    period = 0.1 if settings.telegram_rate_per_second >= 10 else 1.0
     limiter: AIORateLimiter = AIORateLimiter(
-        overall_max_rate=settings.telegram_rate_per_second,
-        overall_time_period=1,
+        overall_max_rate=settings.telegram_rate_per_second * period,
+        overall_time_period=period,
         group_max_rate=settings.telegram_group_rate_per_minute,
         group_time_period=60,
         max_retries=0,  # RetryAfter reaches the delivery loop, which waits and retries

@@ -83,7 +83,10 @@ class FakeBotApi:
     members: dict[tuple[int, int], str] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     latency: float = 0.0
+    rate_limit: float | None = None  # sendMessage calls allowed per second, like Telegram's
+    too_many: int = 0
     server: ThreadedApp | None = None
+    _recent_sends: list[float] = field(default_factory=list)
     _updates: list[dict[str, Any]] = field(default_factory=list)
     _update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _message_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -219,11 +222,26 @@ class FakeBotApi:
             await asyncio.sleep(self.latency)
         if fault is not None:
             return _error(fault.code, fault.description, fault.parameters)
+        if method.lower() == "sendmessage" and self._over_rate():
+            return _error(429, "Too Many Requests: retry after 1", {"retry_after": 1})
         handler = getattr(self, f"_api_{method.lower()}", None)
         if handler is None:
             return _ok(True)
         result = await handler(params)
         return result if isinstance(result, web.Response) else _ok(result)
+
+    def _over_rate(self) -> bool:
+        """A sliding one-second window, as a stand-in for Telegram's flood control."""
+        if self.rate_limit is None:
+            return False
+        now = time.monotonic()
+        with self.lock:
+            self._recent_sends = [t for t in self._recent_sends if now - t < 1.0]
+            if len(self._recent_sends) >= self.rate_limit:
+                self.too_many += 1
+                return True
+            self._recent_sends.append(now)
+            return False
 
     def _take_fault(self, method: str, params: dict[str, Any]) -> Fault | None:
         for fault in self.faults:

@@ -21,7 +21,8 @@ from bot.db.engine import transaction
 from bot.fetch import FetchError
 from bot.logs import setup_logging
 from bot.pipeline import FeedAddError, Poller, PollOutcome
-from bot.runtime import make_fetcher, open_database
+from bot.runlock import acquire_poller_lock
+from bot.runtime import make_fetcher, open_database, worker_identity
 
 
 class CliError(Exception):
@@ -147,8 +148,10 @@ async def _add(settings: Settings, engine: object, url: str, slug: str | None) -
 
 async def poll_once(settings: Settings, *, dry_run: bool) -> int:
     engine = open_database(settings)
+    lock = None if dry_run else acquire_poller_lock(settings.database_url)
     async with make_fetcher(settings) as fetcher:
-        report = await Poller(engine, fetcher, settings).poll_due(dry_run=dry_run, all_feeds=True)
+        poller = Poller(engine, fetcher, settings, owner=worker_identity())
+        report = await poller.poll_due(dry_run=dry_run, all_feeds=True)
     if dry_run:
         for outcome in report.outcomes:
             for change in outcome.changes:
@@ -159,7 +162,11 @@ async def poll_once(settings: Settings, *, dry_run: bool) -> int:
         return 0
     from bot.telegram.app import deliver_once
 
-    sent = await deliver_once(settings, engine)
+    try:
+        sent = await deliver_once(settings, engine)
+    finally:
+        if lock is not None:
+            lock.release()
     print(f"{report.summary()}; {sent} messages sent")
     return 0
 

@@ -20,7 +20,9 @@ class SettingsError(Exception):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True
+    )
 
     telegram_bot_token: SecretStr | None = None
     telegram_api_base_url: str = "https://api.telegram.org/bot"
@@ -37,9 +39,15 @@ class Settings(BaseSettings):
     prune_after_days: int = Field(default=90, ge=1)
     delivery_max_attempts: int = Field(default=8, ge=1)
     delivery_retry_seconds: float = Field(default=5.0, gt=0)
+    lease_seconds: int = Field(default=120, ge=1)
     telegram_rate_per_second: float = Field(default=30.0, gt=0)
     telegram_group_rate_per_minute: float = Field(default=20.0, gt=0)
     delivery_concurrency: int = Field(default=1, ge=1, le=64)
+    webhook_url: str | None = None
+    webhook_listen: str = "0.0.0.0"  # noqa: S104 - a container listens on all interfaces
+    webhook_port: int = Field(default=8443, ge=1, le=65535)
+    webhook_secret: SecretStr | None = None
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
     max_subscriptions_per_chat: int = Field(default=50, ge=1)
     max_categories_per_filter: int = Field(default=50, ge=1)
 

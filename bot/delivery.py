@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -23,12 +25,14 @@ from telegram import Bot, LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
 
+from bot import metrics
 from bot.core.render import to_plain
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Delivery
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 MAX_RETRY_AFTER = 3600.0
 
 
@@ -50,6 +54,8 @@ class Deliverer:
         max_attempts: int = 8,
         concurrency: int = 1,
         retry_base: float = 5.0,
+        lease_seconds: float = 120.0,
+        owner: str = "feedwatch",
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.engine = engine
@@ -57,6 +63,9 @@ class Deliverer:
         self.max_attempts = max_attempts
         self.concurrency = concurrency
         self.retry_base = retry_base
+        self.lease = timedelta(seconds=lease_seconds)
+        self.owner = owner
+        self._lease_ends: dict[int, datetime] = {}
         self.clock = clock
         self.stopping = False
 
@@ -67,10 +76,16 @@ class Deliverer:
 
         async def drain(chat_id: int) -> int:
             async with gate:
-                return await self._drain_chat(chat_id)
+                try:
+                    return await self._drain_chat(chat_id)
+                finally:
+                    self._lease_ends.pop(chat_id, None)
+                    await self._db(
+                        lambda s: store.release_chat(s, chat_id=chat_id, owner=self.owner)
+                    )
 
         while not self.stopping:
-            chat_ids = await asyncio.to_thread(self._due_chats)
+            chat_ids = await asyncio.to_thread(self._claim_chats)
             if not chat_ids:
                 break
             counts = await asyncio.gather(*(drain(chat_id) for chat_id in chat_ids))
@@ -79,9 +94,31 @@ class Deliverer:
                 break  # everything left is waiting for a retry time
         return sent
 
-    def _due_chats(self) -> list[int]:
-        with Session(self.engine) as session:
-            return store.pending_chat_ids(session, now=self.clock(), limit=500)
+    def _claim_chats(self) -> list[int]:
+        """Lease up to 50 chats with due messages; other workers skip them until released."""
+        now = self.clock()
+        with transaction(self.engine) as session:
+            claimed = store.claim_chats(
+                session, now=now, owner=self.owner, lease_until=now + self.lease, limit=50
+            )
+        for chat_id in claimed:
+            self._lease_ends[chat_id] = now + self.lease
+        return claimed
+
+    async def _hold_lease(self, chat_id: int) -> bool:
+        """Renew the chat's lease when half of it is used up; False if another worker took it."""
+        now = self.clock()
+        if now + self.lease / 2 < self._lease_ends.get(chat_id, now):
+            return True
+        until = now + self.lease
+        kept = await self._db(
+            lambda s: store.renew_chat(s, chat_id=chat_id, owner=self.owner, lease_until=until)
+        )
+        if kept:
+            self._lease_ends[chat_id] = until
+        else:
+            log.warning("chat %s: delivery lease lost; leaving it to another worker", chat_id)
+        return kept
 
     def _next(self, chat_id: int) -> Delivery | None:
         with Session(self.engine, expire_on_commit=False) as session:
@@ -91,14 +128,15 @@ class Deliverer:
         sent = 0
         while not self.stopping:
             delivery = await asyncio.to_thread(self._next, chat_id)
-            if delivery is None:
+            if delivery is None or not await self._hold_lease(chat_id):
                 return sent
+            started = time.monotonic()
             status = await self._send(delivery)
+            metrics.SEND_SECONDS.observe(time.monotonic() - started)
+            metrics.DELIVERIES.labels(status).inc()
             if status == "sent":
                 sent += 1
-            elif status == "moved":
-                chat_id = delivery.chat_id
-            elif status == "stop":
+            elif status in ("moved", "stop"):  # a migrated chat is claimed again under its new id
                 return sent
         return sent
 
@@ -163,15 +201,16 @@ class Deliverer:
                 )
             )
             return "next" if give_up else "stop"
-        await self._db(lambda s: store.mark_sent(s, delivery_id=delivery.id or 0, now=self.clock()))
+        now = self.clock()
+        await self._db(lambda s: store.mark_sent(s, delivery_id=delivery.id or 0, now=now))
         return "sent"
 
-    async def _db(self, work: Callable[[Session], object]) -> None:
-        def run() -> None:
+    async def _db(self, work: Callable[[Session], T]) -> T:
+        def run() -> T:
             with transaction(self.engine) as session:
-                work(session)
+                return work(session)
 
-        await asyncio.to_thread(run)
+        return await asyncio.to_thread(run)
 
 
 def _seconds(value: float | timedelta) -> float:

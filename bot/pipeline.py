@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from bot import metrics
 from bot.config import Settings
 from bot.core.detect import detect
 from bot.core.filters import matches
@@ -83,23 +84,24 @@ class FeedAddError(Exception):
 
 class Poller:
     def __init__(
-        self, engine: Engine, fetcher: Fetcher, settings: Settings, clock: Clock = utcnow
+        self,
+        engine: Engine,
+        fetcher: Fetcher,
+        settings: Settings,
+        clock: Clock = utcnow,
+        owner: str = "feedwatch",
     ) -> None:
         self.engine = engine
         self.fetcher = fetcher
         self.settings = settings
         self.clock = clock
+        self.owner = owner
 
     # --- the cycle -------------------------------------------------------------------------
 
     async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
         started = time.monotonic()
-        now = self.clock()
-        with Session(self.engine) as session:
-            if all_feeds:
-                feed_ids = [row.feed.id for row in store.list_feeds(session) if row.feed.id]
-            else:
-                feed_ids = store.due_feed_ids(session, now=now)
+        feed_ids = await asyncio.to_thread(self._claim, dry_run=dry_run, all_feeds=all_feeds)
         gate = asyncio.Semaphore(self.settings.poll_concurrency)
 
         async def bounded(feed_id: int) -> PollOutcome:
@@ -112,6 +114,20 @@ class Poller:
             await asyncio.to_thread(self._record_cycle)
         log.log(logging.INFO if report.outcomes else logging.DEBUG, report.summary())
         return report
+
+    def _claim(self, *, dry_run: bool, all_feeds: bool) -> list[int]:
+        """Feeds this process polls now, leased so that other workers skip them."""
+        now = self.clock()
+        if dry_run:  # a dry run writes nothing, leases included
+            with Session(self.engine) as session:
+                if all_feeds:
+                    return [row.feed.id for row in store.list_feeds(session) if row.feed.id]
+                return store.due_feed_ids(session, now=now)
+        lease = now + timedelta(seconds=2 * self.settings.fetch_timeout_seconds + 60)
+        with transaction(self.engine) as session:
+            return store.claim_feeds(
+                session, now=now, owner=self.owner, lease_until=lease, due_only=not all_feeds
+            )
 
     def _record_cycle(self) -> None:
         with transaction(self.engine) as session:
@@ -144,6 +160,10 @@ class Poller:
             return PollOutcome(slug=slug, outcome="error", error=f"internal error: {exc}")
         if outcome.error:
             log.warning("feed %s: %s", slug, outcome.error)
+        if not dry_run:
+            metrics.POLLS.labels(outcome.outcome).inc()
+            for change in outcome.changes:
+                metrics.ITEMS.labels(change.kind.value).inc()
         return outcome
 
     # --- applying one result (worker thread, one transaction) --------------------------------
@@ -165,6 +185,7 @@ class Poller:
     ) -> PollOutcome:
         now = self.clock()
         feed.last_checked_at = now
+        feed.lease_until, feed.lease_owner = None, None
         if isinstance(result, FetchError):
             return self._failed(session, feed, str(result), now)
         if result.status == 304:

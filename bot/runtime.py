@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import uuid
+
 from sqlalchemy import Engine
 
 from bot.config import Settings
@@ -30,3 +34,8 @@ def make_fetcher(settings: Settings, resolver: Resolver = system_resolver) -> Fe
         resolver=resolver,
         max_connections=settings.poll_concurrency * 2,
     )
+
+
+def worker_identity() -> str:
+    """Who holds a lease: host, process and a random part (pids are reused after restarts)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"[:128]

@@ -104,7 +104,8 @@ async def test_kill_9_during_a_fanout_loses_nothing(
     chats = 200
     await _prepare_fanout(engine, db_url, feeds, chats)
     bot_api.latency = 0.005
-    env = bot_env(db_url, bot_api)
+    # PostgreSQL has no process lock: the killed process's chat leases must expire first.
+    env = bot_env(db_url, bot_api, LEASE_SECONDS="3")
     log = tmp_path / "bot.log"
     first = await start_bot(env, log)
     try:

@@ -18,6 +18,7 @@ from bot.core.text import shorten
 TELEGRAM_LIMIT = 4096
 SUMMARY_CHARS = 500
 _TAG = re.compile(r"<[^>]+>")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates cannot be sent as UTF-8
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
 
 
@@ -34,7 +35,7 @@ def render_change(change: Change, feed: FeedInfo) -> str:
 def telegram_length(message_html: str) -> int:
     """Length as Telegram counts it: visible text after entity parsing, in UTF-16 code units."""
     visible = html.unescape(_TAG.sub("", message_html))
-    return len(visible.encode("utf-16-le")) // 2
+    return len(visible.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def to_plain(message_html: str) -> str:
@@ -110,8 +111,8 @@ def format_date(value: datetime) -> str:
 
 def esc(value: str) -> str:
     """Escape text content: `&`, `<`, `>` (quotes are harmless outside attributes)."""
-    return html.escape(value, quote=False)
+    return html.escape(_SURROGATE.sub("\ufffd", value), quote=False)
 
 
 def esc_attr(value: str) -> str:
-    return html.escape(value, quote=True)
+    return html.escape(_SURROGATE.sub("\ufffd", value), quote=True)

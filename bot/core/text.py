@@ -18,7 +18,7 @@ import html2text
 _INVISIBLE = dict.fromkeys(
     [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x200E, 0x200F, 0xFEFF]
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 _MARKDOWN_LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|[*+-]\s+|>\s*)", re.MULTILINE)
@@ -56,7 +56,7 @@ def normalize_text(text: str) -> str:
     """Canonical visible text: NFC, no controls, single spaces, paragraphs split by one blank."""
     text = unicodedata.normalize("NFC", text).translate(_INVISIBLE)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", " ", text)
+    text = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]", " ", text)
     lines = [_SPACES.sub(" ", line).strip() for line in text.split("\n")]
     text = "\n".join(lines)
     return _BLANK_LINES.sub("\n\n", text).strip()

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, func, or_, update
 from sqlmodel import Session, col, select
 
 from bot.core.model import CategoryFilter, Detection, ParsedFeed, StoredItem
@@ -58,6 +58,43 @@ def remove_feed(session: Session, *, slug: str) -> bool:
         session.exec(delete(table).where(col(table.feed_id) == feed.id))
     session.delete(feed)
     return True
+
+
+def claim_feeds(
+    session: Session,
+    *,
+    now: datetime,
+    owner: str,
+    lease_until: datetime,
+    due_only: bool = True,
+    limit: int = 1000,
+) -> list[int]:
+    """Lease feeds for polling so no other process fetches them meanwhile.
+
+    PostgreSQL: `FOR UPDATE SKIP LOCKED` lets concurrent workers claim disjoint sets. SQLite has
+    no row locks (SQLAlchemy drops the clause) but every transaction is `BEGIN IMMEDIATE`, so the
+    compare-and-set on `lease_until` is serialized anyway.
+    """
+    free = or_(col(Feed.lease_until).is_(None), col(Feed.lease_until) < now)
+    candidates = select(Feed.id).where(Feed.status != "gone", free)
+    if due_only:
+        candidates = candidates.where(Feed.next_check_at <= now)
+    candidates = (
+        candidates.order_by(col(Feed.next_check_at)).limit(limit).with_for_update(skip_locked=True)
+    )
+    claimed = session.exec(
+        update(Feed)
+        .where(col(Feed.id).in_(candidates.scalar_subquery()))
+        .values(lease_until=lease_until, lease_owner=owner)
+        .returning(col(Feed.id))
+    )
+    return sorted(int(feed_id) for (feed_id,) in claimed.all())
+
+
+def release_leases(session: Session) -> None:
+    """Drop every lease: only safe when this process is the database's only poller (SQLite)."""
+    session.exec(update(Feed).values(lease_until=None, lease_owner=None))
+    session.exec(update(Chat).values(lease_until=None, lease_owner=None))
 
 
 def due_feed_ids(session: Session, *, now: datetime, limit: int | None = None) -> list[int]:
@@ -267,16 +304,53 @@ def enqueue(session: Session, *, deliveries: Sequence[Delivery]) -> None:
     session.add_all(deliveries)
 
 
-def pending_chat_ids(session: Session, *, now: datetime, limit: int) -> list[int]:
-    """Chats with a delivery due, the one waiting longest first."""
-    rows = session.exec(
-        select(Delivery.chat_id, func.min(Delivery.id))
-        .where(Delivery.status == DeliveryStatus.PENDING, Delivery.next_attempt_at <= now)
-        .group_by(col(Delivery.chat_id))
-        .order_by(func.min(Delivery.id))
+def claim_chats(
+    session: Session, *, now: datetime, owner: str, lease_until: datetime, limit: int
+) -> list[int]:
+    """Lease chats that have a delivery due; a leased chat is served by one worker, in order."""
+    due = select(Delivery.chat_id).where(
+        Delivery.status == DeliveryStatus.PENDING, Delivery.next_attempt_at <= now
+    )
+    oldest = (
+        select(func.min(Delivery.id))
+        .where(col(Delivery.chat_id) == col(Chat.id), Delivery.status == DeliveryStatus.PENDING)
+        .scalar_subquery()
+    )
+    candidates = (
+        select(Chat.id)
+        .where(
+            col(Chat.id).in_(due),
+            or_(col(Chat.lease_until).is_(None), col(Chat.lease_until) < now),
+        )
+        .order_by(oldest)
         .limit(limit)
-    ).all()
-    return [chat_id for chat_id, _ in rows]
+        .with_for_update(skip_locked=True)
+    )
+    claimed = session.exec(
+        update(Chat)
+        .where(col(Chat.id).in_(candidates.scalar_subquery()))
+        .values(lease_until=lease_until, lease_owner=owner)
+        .returning(col(Chat.id))
+    )
+    return [int(chat_id) for (chat_id,) in claimed.all()]
+
+
+def release_chat(session: Session, *, chat_id: int, owner: str) -> None:
+    session.exec(
+        update(Chat)
+        .where(col(Chat.id) == chat_id, col(Chat.lease_owner) == owner)
+        .values(lease_until=None, lease_owner=None)
+    )
+
+
+def renew_chat(session: Session, *, chat_id: int, owner: str, lease_until: datetime) -> bool:
+    """Extend this worker's lease; False when it was lost (expired and taken by another)."""
+    result = session.exec(
+        update(Chat)
+        .where(col(Chat.id) == chat_id, col(Chat.lease_owner) == owner)
+        .values(lease_until=lease_until)
+    )
+    return bool(result.rowcount)
 
 
 def next_pending(session: Session, *, chat_id: int, now: datetime) -> Delivery | None:
@@ -319,7 +393,7 @@ def mark_sent(session: Session, *, delivery_id: int, now: datetime) -> None:
     session.exec(
         update(Delivery)
         .where(col(Delivery.id) == delivery_id)
-        .values(status=DeliveryStatus.SENT, sent_at=now, lease_until=None)
+        .values(status=DeliveryStatus.SENT, sent_at=now)
     )
 
 

@@ -55,6 +55,7 @@ class Feed(SQLModel, table=True):
     last_checked_at: datetime | None = None
     next_check_at: datetime = Field(default_factory=utcnow, index=True)
     lease_until: datetime | None = None
+    lease_owner: str | None = Field(default=None, max_length=128)
 
 
 class Item(SQLModel, table=True):
@@ -81,6 +82,8 @@ class Chat(SQLModel, table=True):
     title: str = Field(default="", max_length=256)
     active: bool = True
     created_at: datetime = Field(default_factory=utcnow)
+    lease_until: datetime | None = Field(default=None, description="a worker is delivering here")
+    lease_owner: str | None = Field(default=None, max_length=128)
 
 
 class Subscription(SQLModel, table=True):
@@ -112,7 +115,6 @@ class Delivery(SQLModel, table=True):
     last_error: str | None = Field(default=None, max_length=1000)
     created_at: datetime = Field(default_factory=utcnow)
     next_attempt_at: datetime = Field(default_factory=utcnow)
-    lease_until: datetime | None = None
     sent_at: datetime | None = None
 
 

@@ -13,6 +13,7 @@ import logging
 import signal
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 from telegram import BotCommand, Update
@@ -26,12 +27,15 @@ from telegram.ext import (
     filters,
 )
 
-from bot.config import Settings
+from bot import metrics
+from bot.config import Settings, SettingsError
 from bot.db import store
+from bot.db.engine import transaction
 from bot.delivery import Deliverer
 from bot.fetch import Fetcher
 from bot.pipeline import Poller
-from bot.runtime import make_fetcher, open_database
+from bot.runlock import acquire_poller_lock
+from bot.runtime import make_fetcher, open_database, worker_identity
 from bot.telegram import handlers, texts
 from bot.telegram.services import KEY, Services
 
@@ -67,7 +71,8 @@ def build_application(
         .post_stop(_post_stop)
         .build()
     )
-    poller = Poller(engine, fetcher, settings)
+    owner = worker_identity()
+    poller = Poller(engine, fetcher, settings, owner=owner)
     svc = Services(settings=settings, engine=engine, poller=poller)
     svc.deliverer = Deliverer(
         engine,
@@ -75,6 +80,8 @@ def build_application(
         max_attempts=settings.delivery_max_attempts,
         concurrency=settings.delivery_concurrency,
         retry_base=settings.delivery_retry_seconds,
+        lease_seconds=settings.lease_seconds,
+        owner=owner,
     )
     application.bot_data[KEY] = svc
     add_handlers(application)
@@ -166,6 +173,7 @@ async def _delivery_loop(svc: Services) -> None:
 
 async def _idle_seconds(svc: Services) -> float:
     """Sleep until the next retry is due, but never longer than the idle period."""
+    metrics.PENDING.set(await svc.read(store.pending_count))
     due = await svc.read(store.next_due_delivery)
     if due is None:
         return DELIVERY_IDLE_SECONDS
@@ -176,22 +184,38 @@ async def _idle_seconds(svc: Services) -> float:
 def run_bot(settings: Settings, *, updates: bool = True, webhook: bool = False) -> int:
     """`python -m bot run` / `worker`."""
     settings.token  # noqa: B018 - fail early, one line, when the token is missing
-    if webhook:
-        from bot.config import SettingsError
-
-        raise SettingsError("--webhook is not available yet; use long polling (`run`)")
+    if webhook and (not settings.webhook_url or settings.webhook_secret is None):
+        raise SettingsError("--webhook needs WEBHOOK_URL and WEBHOOK_SECRET")
     engine = open_database(settings)
+    lock = acquire_poller_lock(settings.database_url)
+    if lock.exclusive:  # the only poller: leases left by a killed predecessor can go at once
+        with transaction(engine) as session:
+            store.release_leases(session)
     fetcher = make_fetcher(settings)
     application = build_application(settings, engine, fetcher)
+    if settings.metrics_port:
+        metrics.serve(settings.metrics_port)
+    stop_signals = (signal.SIGINT, signal.SIGTERM)
+    if updates and webhook:
+        assert settings.webhook_url and settings.webhook_secret
+        log.info(
+            "feedwatch starting: webhook on %s:%s", settings.webhook_listen, settings.webhook_port
+        )
+        application.run_webhook(
+            listen=settings.webhook_listen,
+            port=settings.webhook_port,
+            url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
+            webhook_url=settings.webhook_url,
+            secret_token=settings.webhook_secret.get_secret_value(),
+            allowed_updates=Update.ALL_TYPES,
+            stop_signals=stop_signals,
+        )
+        return 0
     if updates:
         log.info(
-            "feedwatch starting: long polling, polling feeds every %s s",
-            settings.poll_interval_seconds,
+            "feedwatch starting: long polling, feeds every %s s", settings.poll_interval_seconds
         )
-        application.run_polling(
-            allowed_updates=Update.ALL_TYPES,
-            stop_signals=(signal.SIGINT, signal.SIGTERM),
-        )
+        application.run_polling(allowed_updates=Update.ALL_TYPES, stop_signals=stop_signals)
         return 0
     return asyncio.run(_run_worker(application))
 
@@ -210,7 +234,7 @@ async def _run_worker(application: Application[Any, Any, Any, Any, Any, Any]) ->
 
 
 async def deliver_once(settings: Settings, engine: Engine) -> int:
-    """Send what is due now and return (for `poll --once`)."""
+    """Send what is due now and return (for `poll --once`, which holds the poller lock)."""
     fetcher = make_fetcher(settings)
     application = build_application(settings, engine, fetcher)
     try:

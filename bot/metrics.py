@@ -1,0 +1,15 @@
+"""Prometheus metrics (served only when METRICS_PORT is set)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+POLLS = Counter("feedwatch_polls_total", "Feed polls by outcome", ["outcome"])
+ITEMS = Counter("feedwatch_items_detected_total", "Items detected by kind", ["kind"])
+DELIVERIES = Counter("feedwatch_deliveries_total", "Delivery attempts by outcome", ["outcome"])
+PENDING = Gauge("feedwatch_pending_deliveries", "Messages waiting to be sent")
+SEND_SECONDS = Histogram("feedwatch_send_seconds", "Latency of Telegram sendMessage calls")
+
+
+def serve(port: int, address: str = "0.0.0.0") -> None:  # noqa: S104 - scraped from outside
+    start_http_server(port, addr=address)

@@ -61,5 +61,5 @@ def setup_logging(level: str = "INFO", fmt: str = "text", secrets: list[str] | N
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
-    for noisy in ("httpx", "httpcore", "apscheduler"):
+    for noisy in ("httpx", "httpcore", "apscheduler", "alembic"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))

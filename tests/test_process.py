@@ -26,15 +26,13 @@ from tests.fixtures import blog
 ROOT = Path(__file__).resolve().parents[1]
 
 
-async def start_bot(
-    env: dict[str, str], log: Path, command: str = "run"
-) -> asyncio.subprocess.Process:
+async def start_bot(env: dict[str, str], log: Path, *command: str) -> asyncio.subprocess.Process:
     handle = log.open("ab")
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "bot",
-        command,
+        *(command or ("run",)),
         env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
         stdout=handle,
         stderr=handle,

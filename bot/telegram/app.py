@@ -186,8 +186,8 @@ def run_bot(settings: Settings, *, updates: bool = True, webhook: bool = False) 
     settings.token  # noqa: B018 - fail early, one line, when the token is missing
     if webhook and (not settings.webhook_url or settings.webhook_secret is None):
         raise SettingsError("--webhook needs WEBHOOK_URL and WEBHOOK_SECRET")
-    engine = open_database(settings)
     lock = acquire_poller_lock(settings.database_url)
+    engine = open_database(settings)
     if lock.exclusive:  # the only poller: leases left by a killed predecessor can go at once
         with transaction(engine) as session:
             store.release_leases(session)

@@ -36,7 +36,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def cli(*args: str, env: dict[str, str], cwd: Path | None = None, python: str = sys.executable) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, env: dict[str, str], cwd: Path | None = None, python: str = sys.executable
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [python, "-m", "bot", *args],
         capture_output=True,
@@ -69,7 +71,11 @@ async def test_health_reports_database_and_poll_freshness(
 
 
 def test_health_fails_in_one_line_when_the_database_is_down(tmp_path: Path) -> None:
-    result = cli("health", env={"DATABASE_URL": "postgresql+psycopg://postgres@127.0.0.1:1/nothing"}, cwd=tmp_path)
+    result = cli(
+        "health",
+        env={"DATABASE_URL": "postgresql+psycopg://postgres@127.0.0.1:1/nothing"},
+        cwd=tmp_path,
+    )
     assert result.returncode == 1
     assert result.stderr.startswith("unhealthy: database error:") and result.stderr.count("\n") == 1
 
@@ -96,7 +102,12 @@ async def test_webhook_mode_checks_the_secret_on_every_request(
     port = free_port()
     url = f"http://127.0.0.1:{port}/telegram-hook"
     env = bot_env(
-        sqlite_url, bot_api, WEBHOOK_URL=url, WEBHOOK_LISTEN="127.0.0.1", WEBHOOK_PORT=str(port), WEBHOOK_SECRET="s3cret-value"
+        sqlite_url,
+        bot_api,
+        WEBHOOK_URL=url,
+        WEBHOOK_LISTEN="127.0.0.1",
+        WEBHOOK_PORT=str(port),
+        WEBHOOK_SECRET="s3cret-value",
     )
     process = await start_bot(env, tmp_path / "bot.log", "run", "--webhook")
     try:
@@ -106,7 +117,9 @@ async def test_webhook_mode_checks_the_secret_on_every_request(
         update = {
             "update_id": 1,
             "message": {
-                "message_id": 1, "date": 0, "text": "/start",
+                "message_id": 1,
+                "date": 0,
+                "text": "/start",
                 "chat": {"id": 9, "type": "private", "first_name": "Ada"},
                 "from": {"id": 9, "is_bot": False, "first_name": "Ada"},
                 "entities": [{"type": "bot_command", "offset": 0, "length": 6}],
@@ -114,9 +127,13 @@ async def test_webhook_mode_checks_the_secret_on_every_request(
         }
         async with httpx.AsyncClient() as client:
             await bot_api.wait_for(lambda: _listening(port), timeout=15)
-            wrong = await client.post(url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "nope"})
+            wrong = await client.post(
+                url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "nope"}
+            )
             assert wrong.status_code == 403
-            right = await client.post(url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "s3cret-value"})
+            right = await client.post(
+                url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "s3cret-value"}
+            )
             assert right.status_code == 200
         replies = await bot_api.wait_replies(9, 1)
         assert len(replies) == 1 and "/subscribe" in replies[0]
@@ -132,7 +149,9 @@ def _listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def test_webhook_without_its_settings_is_one_line(sqlite_url: str, bot_api: FakeBotApi, tmp_path: Path) -> None:
+def test_webhook_without_its_settings_is_one_line(
+    sqlite_url: str, bot_api: FakeBotApi, tmp_path: Path
+) -> None:
     result = cli("run", "--webhook", env=bot_env(sqlite_url, bot_api), cwd=tmp_path)
     assert result.returncode == 1
     assert result.stderr == "error: --webhook needs WEBHOOK_URL and WEBHOOK_SECRET\n"
@@ -171,7 +190,9 @@ async def test_worker_serves_metrics_and_polls_without_telegram_updates(
     assert code == 0
 
 
-def test_json_logs_are_one_object_per_line(sqlite_url: str, feeds: FeedServer, tmp_path: Path) -> None:
+def test_json_logs_are_one_object_per_line(
+    sqlite_url: str, feeds: FeedServer, tmp_path: Path
+) -> None:
     env = {"DATABASE_URL": sqlite_url, "LOG_FORMAT": "json"}
     url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
     assert cli("feed", "add", url, env=env, cwd=tmp_path).returncode == 0
@@ -190,15 +211,35 @@ def test_the_image_install_runs_its_entry_commands(tmp_path: Path) -> None:
     with the pinned versions, and run the image's entry command from outside the checkout."""
     wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(ROOT)],
-        check=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--quiet",
+            "-w",
+            str(wheels),
+            str(ROOT),
+        ],
+        check=True,
+        timeout=300,
     )
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     (wheel,) = wheels.glob("feedwatch-*.whl")
     subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", "-c", str(ROOT / "constraints.txt"), str(wheel)],
-        check=True, timeout=600,
+        [
+            str(venv / "bin" / "pip"),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-c",
+            str(ROOT / "constraints.txt"),
+            str(wheel),
+        ],
+        check=True,
+        timeout=600,
     )
     python = str(venv / "bin" / "python")
     workdir = tmp_path / "data"
@@ -206,11 +247,23 @@ def test_the_image_install_runs_its_entry_commands(tmp_path: Path) -> None:
     clean_env = {"PYTHONPATH": "", "DATABASE_URL": f"sqlite:///{workdir / 'feedwatch.db'}"}
     help_run = cli("--help", env=clean_env, cwd=workdir, python=python)
     assert help_run.returncode == 0 and "usage: feedwatch" in help_run.stdout
-    script = subprocess.run([str(venv / "bin" / "feedwatch"), "--version"], capture_output=True, text=True, cwd=workdir, check=False)
+    script = subprocess.run(
+        [str(venv / "bin" / "feedwatch"), "--version"],
+        capture_output=True,
+        text=True,
+        cwd=workdir,
+        check=False,
+    )
     assert script.stdout.strip() == "feedwatch 0.1.0"
     migrate = cli("migrate", env=clean_env, cwd=workdir, python=python)
     assert migrate.returncode == 0, migrate.stderr
     health = cli("health", env=clean_env, cwd=workdir, python=python)
     assert health.returncode == 1 and health.stderr == "unhealthy: no poll cycle has finished yet\n"
-    where = subprocess.run([python, "-c", "import bot, feedwatch_migrations; print(bot.__file__)"], capture_output=True, text=True, cwd=workdir, check=True)
+    where = subprocess.run(
+        [python, "-c", "import bot, feedwatch_migrations; print(bot.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=workdir,
+        check=True,
+    )
     assert str(venv) in where.stdout  # the installed package ran, not the checkout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -28,6 +29,7 @@ class Route:
 class Seen:
     path: str
     headers: dict[str, str]
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass

@@ -70,6 +70,7 @@ class Fetcher:
         allow_private: bool = False,
         resolver: Resolver = system_resolver,
         max_connections: int = 20,
+        network_backend: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
         self.limits = limits or FetchLimits()
         self.allow_private = allow_private
@@ -81,7 +82,8 @@ class Fetcher:
         guarded = httpx.AsyncHTTPTransport(limits=pool, retries=0)
         pool_impl = guarded._pool  # httpx offers no public hook for the network backend
         assert isinstance(pool_impl, httpcore.AsyncConnectionPool)
-        pool_impl._network_backend = GuardedBackend(pool_impl._network_backend, resolver)
+        inner = network_backend or pool_impl._network_backend
+        pool_impl._network_backend = GuardedBackend(inner, resolver)
         self._guarded = httpx.AsyncClient(
             transport=guarded,
             follow_redirects=False,
@@ -120,6 +122,8 @@ class Fetcher:
             raise FetchError(f"timed out after {self.limits.total_timeout:g} s") from None
         except httpx.HTTPError as exc:
             raise FetchError(describe_http_error(exc)) from None
+        except (httpx.InvalidURL, ValueError) as exc:
+            raise FetchError(f"invalid URL: {exc}"[:300]) from None
 
     async def _follow(
         self, client: httpx.AsyncClient, url: str, conditional: dict[str, str]

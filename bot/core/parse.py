@@ -9,6 +9,7 @@ from __future__ import annotations
 import calendar
 import hashlib
 import io
+import re
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -24,6 +25,16 @@ from bot.core.text import clean_inline, fingerprint, html_to_text
 _USEFUL_HEADERS = ("content-type", "content-location", "content-language", "content-encoding")
 MAX_TITLE_CHARS = 1000
 MAX_TEXT_CHARS = 100_000
+# Real feeds carry 10-50 items; a document with thousands is hostile or broken. Only the first
+# (newest) ones are read, which bounds the time and memory one poll can take.
+MAX_ITEMS = 1000
+
+
+# An internal DTD subset is how entity bombs ("billion laughs") and external entities
+# (`<!ENTITY x SYSTEM "file:///etc/passwd">`) get in; no real feed needs one. It is removed
+# before any parser sees the document. Only the prolog is searched, so big bodies cost nothing.
+_INTERNAL_SUBSET = re.compile(rb"<!DOCTYPE[^>\[]*\[.*?\]\s*>", re.DOTALL | re.IGNORECASE)
+_PROLOG_BYTES = 65536
 
 
 class NotAFeed(ValueError):
@@ -35,6 +46,7 @@ def parse_feed(body: bytes, headers: Mapping[str, str] | None = None) -> ParsedF
     lowered = {k.lower(): v for k, v in (headers or {}).items()}
     response_headers = {k: lowered[k] for k in _USEFUL_HEADERS if k in lowered}
     response_headers.pop("content-encoding", None)  # the fetcher already decoded the body
+    body = strip_internal_subset(body)
     parsed = feedparser.parse(io.BytesIO(body), response_headers=response_headers)
     entries = parsed.get("entries") or []
     if not entries and (not parsed.get("version") or parsed.get("bozo")):
@@ -44,7 +56,7 @@ def parse_feed(body: bytes, headers: Mapping[str, str] | None = None) -> ParsedF
     feed_meta = parsed.get("feed", {})
     items: list[ParsedItem] = []
     seen: set[str] = set()
-    for position, entry in enumerate(entries):
+    for position, entry in enumerate(entries[:MAX_ITEMS]):
         item = parse_entry(entry, position)
         if item.key in seen:  # duplicate GUIDs inside one document: the first one wins
             continue
@@ -59,6 +71,13 @@ def parse_feed(body: bytes, headers: Mapping[str, str] | None = None) -> ParsedF
         items=tuple(items),
         warning=warning,
     )
+
+
+def strip_internal_subset(body: bytes) -> bytes:
+    prolog = body[:_PROLOG_BYTES]
+    if b"<!" not in prolog:
+        return body
+    return _INTERNAL_SUBSET.sub(b"", prolog, count=1) + body[_PROLOG_BYTES:]
 
 
 def parse_entry(entry: Mapping[str, Any], position: int) -> ParsedItem:

@@ -54,7 +54,9 @@ async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
 async def reset_midway(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     """Promise 100 kB, send a little, then reset the connection (RST, not FIN)."""
     await reader.read(65536)
-    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: 100000\r\n\r\n")
+    writer.write(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: 100000\r\n\r\n"
+    )
     writer.write(b"<?xml version='1.0'?><rss version='2.0'><channel><title>t</title>")
     await writer.drain()
     sock = writer.get_extra_info("socket")

@@ -85,7 +85,9 @@ async def _with_a_healthy_neighbour(
     good = feeds.serve("/good", blog.rss(blog.BEFORE_POSTS))
     await poller.add_feed(good, slug="good", trusted=True)
     with Session(poller.engine) as session:
-        hostile = store.add_feed(session, slug="hostile", url=hostile_url, title="hostile", trusted=True)
+        hostile = store.add_feed(
+            session, slug="hostile", url=hostile_url, title="hostile", trusted=True
+        )
         hostile.baseline_done = True
         session.add(hostile)
         session.commit()
@@ -97,7 +99,11 @@ async def _with_a_healthy_neighbour(
     assert grown < 150, f"peak memory grew by {grown:.0f} MB"
     by_slug = {o.slug: o for o in report.outcomes}
     assert len(by_slug["good"].changes) == 3, "the healthy feed must keep working"
-    lines = [r.getMessage() for r in caplog.records if "hostile" in r.getMessage() and r.levelno >= logging.WARNING]
+    lines = [
+        r.getMessage()
+        for r in caplog.records
+        if "hostile" in r.getMessage() and r.levelno >= logging.WARNING
+    ]
     with Session(poller.engine) as session:
         row = store.get_feed(session, slug="hostile")
         assert row is not None
@@ -110,22 +116,58 @@ async def _with_a_healthy_neighbour(
 @pytest.mark.parametrize(
     ("behaviour", "expected"),
     [
-        (lambda: fs.raw(gzip_bomb(), **{"Content-Encoding": "gzip", "Content-Type": "application/rss+xml"}), "decompressed body larger than"),
-        (lambda: fs.raw(gzip.compress(gzip.compress(b"\0" * 10_000_000)), **{"Content-Encoding": "gzip, gzip"}), "unsupported content encoding"),
+        (
+            lambda: fs.raw(
+                gzip_bomb(), **{"Content-Encoding": "gzip", "Content-Type": "application/rss+xml"}
+            ),
+            "decompressed body larger than",
+        ),
+        (
+            lambda: fs.raw(
+                gzip.compress(gzip.compress(b"\0" * 10_000_000)),
+                **{"Content-Encoding": "gzip, gzip"},
+            ),
+            "unsupported content encoding",
+        ),
         (lambda: endless(b"<item>" * 10_000, total=50 * 1024 * 1024), "body larger than"),
         (lambda: endless(b"<item>" * 10_000), "body larger than"),
         (lambda: fs.trickle(b"<", every=1.0, count=60), "timed out"),
-        (lambda: fs.raw(b"<html><body>It works!</body></html>", **{"Content-Type": "text/html"}), "not a feed"),
+        (
+            lambda: fs.raw(b"<html><body>It works!</body></html>", **{"Content-Type": "text/html"}),
+            "not a feed",
+        ),
         (lambda: fs.raw(b"", **{"Content-Type": "application/rss+xml"}), "not a feed"),
-        (lambda: fs.raw(b'{"version": "https://jsonfeed.org/version/1.1", "items": []}', **{"Content-Type": "application/feed+json"}), "not a feed"),
+        (
+            lambda: fs.raw(
+                b'{"version": "https://jsonfeed.org/version/1.1", "items": []}',
+                **{"Content-Type": "application/feed+json"},
+            ),
+            "not a feed",
+        ),
         (lambda: fs.redirect(302, "/hostile"), "more than 5 redirects"),
         (lambda: fs.redirect(302, "gopher://127.0.0.1:70/"), "only http and https"),
         (lambda: fs.redirect(301, "file:///etc/passwd"), "only http and https"),
     ],
-    ids=["gzip-bomb-1GiB", "stacked-gzip", "50MB-body", "endless-chunked", "slowloris", "html-200", "empty-200", "json", "redirect-loop", "gopher", "file"],
+    ids=[
+        "gzip-bomb-1GiB",
+        "stacked-gzip",
+        "50MB-body",
+        "endless-chunked",
+        "slowloris",
+        "html-200",
+        "empty-200",
+        "json",
+        "redirect-loop",
+        "gopher",
+        "file",
+    ],
 )
 async def test_hostile_http_answers(
-    poller: Poller, feeds: fs.FeedServer, caplog: pytest.LogCaptureFixture, behaviour: object, expected: str
+    poller: Poller,
+    feeds: fs.FeedServer,
+    caplog: pytest.LogCaptureFixture,
+    behaviour: object,
+    expected: str,
 ) -> None:
     url = feeds.behave("/hostile", behaviour())  # type: ignore[operator]
     error, _ = await _with_a_healthy_neighbour(poller, feeds, url, caplog)
@@ -157,10 +199,7 @@ async def test_entity_expansion_and_external_entities_are_never_resolved(
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET-7f3a9c")
     levels = "".join(f'<!ENTITY lol{n} "{f"&lol{n - 1};" * 10}">' for n in range(2, 10))
-    doctype = (
-        f'<!DOCTYPE rss [<!ENTITY lol1 "lol">{levels}'
-        f'<!ENTITY xxe SYSTEM "file://{secret}">]>'
-    )
+    doctype = f'<!DOCTYPE rss [<!ENTITY lol1 "lol">{levels}<!ENTITY xxe SYSTEM "file://{secret}">]>'
     body = _xml_feed(
         "<item><guid>1</guid><title>A &lol4; B</title><description>C &xxe; D &lol9;</description></item>",
         doctype=doctype,
@@ -182,13 +221,23 @@ async def test_entity_expansion_and_external_entities_are_never_resolved(
 @pytest.mark.parametrize(
     ("body", "headers"),
     [
-        (b'<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>H</title><item><guid>1</guid><title>caf\xe9 \xff\xfe broken</title></item></channel></rss>', {}),
-        ('<?xml version="1.0" encoding="iso-8859-1"?><rss version="2.0"><channel><title>H</title><item><guid>1</guid><title>Ünïcödé ☃</title></item></channel></rss>'.encode(), {"Content-Type": "application/rss+xml; charset=shift_jis"}),
+        (
+            b'<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>H</title><item><guid>1</guid><title>caf\xe9 \xff\xfe broken</title></item></channel></rss>',
+            {},
+        ),
+        (
+            '<?xml version="1.0" encoding="iso-8859-1"?><rss version="2.0"><channel><title>H</title><item><guid>1</guid><title>Ünïcödé ☃</title></item></channel></rss>'.encode(),
+            {"Content-Type": "application/rss+xml; charset=shift_jis"},
+        ),
     ],
     ids=["invalid-utf8", "wrong-declared-encoding"],
 )
 async def test_bad_encodings_still_give_items(
-    poller: Poller, feeds: fs.FeedServer, caplog: pytest.LogCaptureFixture, body: bytes, headers: dict[str, str]
+    poller: Poller,
+    feeds: fs.FeedServer,
+    caplog: pytest.LogCaptureFixture,
+    body: bytes,
+    headers: dict[str, str],
 ) -> None:
     url = feeds.behave("/hostile", fs.raw(body, **headers))
     error, row = await _with_a_healthy_neighbour(poller, feeds, url, caplog)
@@ -198,7 +247,9 @@ async def test_bad_encodings_still_give_items(
     assert len(items) == 1 and items[0].title
 
 
-async def test_hostile_item_fields(poller: Poller, feeds: fs.FeedServer, caplog: pytest.LogCaptureFixture) -> None:
+async def test_hostile_item_fields(
+    poller: Poller, feeds: fs.FeedServer, caplog: pytest.LogCaptureFixture
+) -> None:
     huge_title = "T" * 1_000_000
     items = (
         f"<item><guid>big</guid><title>{huge_title}</title></item>"
@@ -206,12 +257,18 @@ async def test_hostile_item_fields(poller: Poller, feeds: fs.FeedServer, caplog:
         "<item><guid>future</guid><title>Future</title><pubDate>Fri, 31 Dec 9999 23:59:59 +0000</pubDate></item>"
         "<item><guid>zero</guid><title>Zero</title><pubDate>Mon, 01 Jan 0000 00:00:00 +0000</pubDate></item>"
         "<item><guid>dup</guid><title>First</title></item><item><guid>dup</guid><title>Second</title></item>"
-        '<item><guid>js</guid><title>Link</title><link>javascript:alert(document.cookie)</link></item>'
+        "<item><guid>js</guid><title>Link</title><link>javascript:alert(document.cookie)</link></item>"
     )
-    body = ('<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>H</title>' + items + "</channel></rss>").encode()
+    body = (
+        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>H</title>'
+        + items
+        + "</channel></rss>"
+    ).encode()
     url = feeds.serve("/hostile", body)
     with Session(poller.engine) as session:
-        feed = store.add_feed(session, slug="hostile-sub", url=feeds.url("/unused"), title="x", trusted=True)
+        feed = store.add_feed(
+            session, slug="hostile-sub", url=feeds.url("/unused"), title="x", trusted=True
+        )
         session.commit()
         del feed
     error, row = await _with_a_healthy_neighbour(poller, feeds, url, caplog)
@@ -231,9 +288,21 @@ async def test_hostile_item_fields(poller: Poller, feeds: fs.FeedServer, caplog:
         assert_valid_telegram_html(render_change(Change(ChangeKind.NEW, item), FeedInfo("h", "H")))
 
 
-async def test_ten_thousand_items_in_one_feed(poller: Poller, feeds: fs.FeedServer, caplog: pytest.LogCaptureFixture) -> None:
-    items = "".join(f"<item><guid>g{n}</guid><title>Post {n}</title><description>Body {n}.</description></item>" for n in range(10_000))
-    url = feeds.serve("/hostile", ('<?xml version="1.0"?><rss version="2.0"><channel><title>H</title>' + items + "</channel></rss>").encode())
+async def test_ten_thousand_items_in_one_feed(
+    poller: Poller, feeds: fs.FeedServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    items = "".join(
+        f"<item><guid>g{n}</guid><title>Post {n}</title><description>Body {n}.</description></item>"
+        for n in range(10_000)
+    )
+    url = feeds.serve(
+        "/hostile",
+        (
+            '<?xml version="1.0"?><rss version="2.0"><channel><title>H</title>'
+            + items
+            + "</channel></rss>"
+        ).encode(),
+    )
     error, row = await _with_a_healthy_neighbour(poller, feeds, url, caplog)
     assert error is None
     with Session(poller.engine) as session:

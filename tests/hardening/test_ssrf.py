@@ -7,9 +7,8 @@ fails the test instead of touching a private network.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import socket
+from collections.abc import Iterable
 
 import httpcore
 import pytest
@@ -40,9 +39,16 @@ class LoopbackOnly(httpcore.AsyncNetworkBackend):
         self.connected.append(host)
         if host != PUBLIC_IP:
             raise AssertionError(f"the guard let a connection to {host} through")
-        return await self.inner.connect_tcp("127.0.0.1", port, timeout, local_address, socket_options)
+        return await self.inner.connect_tcp(
+            "127.0.0.1", port, timeout, local_address, socket_options
+        )
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> httpcore.AsyncNetworkStream:
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         raise AssertionError("no unix sockets")
 
     async def sleep(self, seconds: float) -> None:
@@ -57,7 +63,9 @@ def make_resolver(table: dict[str, list[str]]) -> Resolver:
         if host in table:
             return table[host]
         try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
+            infos = socket.getaddrinfo(
+                host, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST
+            )
         except socket.gaierror:
             raise OSError(f"no such host {host}") from None
         return [str(info[4][0]) for info in infos]
@@ -72,7 +80,12 @@ def backend() -> LoopbackOnly:
 
 def guarded(backend: LoopbackOnly, table: dict[str, list[str]] | None = None) -> Fetcher:
     resolver = make_resolver({"localhost": ["127.0.0.1", "::1"], **(table or {})})
-    return Fetcher(FetchLimits(total_timeout=3), allow_private=False, resolver=resolver, network_backend=backend)
+    return Fetcher(
+        FetchLimits(total_timeout=3),
+        allow_private=False,
+        resolver=resolver,
+        network_backend=backend,
+    )
 
 
 @pytest.mark.parametrize(
@@ -112,7 +125,9 @@ async def test_a_name_with_one_private_answer_is_refused(backend: LoopbackOnly) 
     assert backend.connected == []
 
 
-async def test_a_public_url_redirecting_to_a_private_one_is_refused(backend: LoopbackOnly, feeds: FeedServer) -> None:
+async def test_a_public_url_redirecting_to_a_private_one_is_refused(
+    backend: LoopbackOnly, feeds: FeedServer
+) -> None:
     assert feeds.server is not None
     port = feeds.server.port
     feeds.behave("/start", redirect(302, f"http://127.0.0.1:{port}/feed"))
@@ -124,15 +139,21 @@ async def test_a_public_url_redirecting_to_a_private_one_is_refused(backend: Loo
     assert len(feeds.hits("/feed")) == 0
 
 
-async def test_public_feeds_are_fetched_through_the_guard(backend: LoopbackOnly, feeds: FeedServer) -> None:
+async def test_public_feeds_are_fetched_through_the_guard(
+    backend: LoopbackOnly, feeds: FeedServer
+) -> None:
     assert feeds.server is not None
     feeds.serve("/feed", blog.rss(blog.BEFORE_POSTS))
     async with guarded(backend, {"public.example": [PUBLIC_IP]}) as fetcher:
-        result = await fetcher.fetch(f"http://public.example:{feeds.server.port}/feed", trusted=False)
+        result = await fetcher.fetch(
+            f"http://public.example:{feeds.server.port}/feed", trusted=False
+        )
     assert result.status == 200 and result.body.startswith(b"<?xml")
 
 
-async def test_dns_rebinding_cannot_slip_between_check_and_connect(backend: LoopbackOnly, feeds: FeedServer) -> None:
+async def test_dns_rebinding_cannot_slip_between_check_and_connect(
+    backend: LoopbackOnly, feeds: FeedServer
+) -> None:
     """The resolver answers public, then private: the socket goes to the address checked."""
     assert feeds.server is not None
     feeds.serve("/feed", blog.rss(blog.BEFORE_POSTS))
@@ -143,7 +164,9 @@ async def test_dns_rebinding_cannot_slip_between_check_and_connect(backend: Loop
 
     fetcher = Fetcher(FetchLimits(total_timeout=3), resolver=rebinding, network_backend=backend)
     async with fetcher:
-        result = await fetcher.fetch(f"http://rebind.example:{feeds.server.port}/feed", trusted=False)
+        result = await fetcher.fetch(
+            f"http://rebind.example:{feeds.server.port}/feed", trusted=False
+        )
         assert result.status == 200
         assert backend.connected == [PUBLIC_IP]
         feeds.behave("/feed", redirect(302, "/feed2"))
@@ -151,14 +174,24 @@ async def test_dns_rebinding_cannot_slip_between_check_and_connect(backend: Loop
             await fetcher.fetch(f"http://rebind.example:{feeds.server.port}/feed", trusted=False)
 
 
-@pytest.mark.parametrize("url", ["file:///etc/passwd", "gopher://127.0.0.1:70/", "ftp://example.org/feed", "javascript:alert(1)"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "gopher://127.0.0.1:70/",
+        "ftp://example.org/feed",
+        "javascript:alert(1)",
+    ],
+)
 async def test_only_http_and_https_schemes(backend: LoopbackOnly, url: str) -> None:
     async with guarded(backend) as fetcher:
         with pytest.raises(FetchError, match="only http and https"):
             await fetcher.fetch(url, trusted=False)
 
 
-async def test_redirects_to_other_schemes_are_refused(backend: LoopbackOnly, feeds: FeedServer) -> None:
+async def test_redirects_to_other_schemes_are_refused(
+    backend: LoopbackOnly, feeds: FeedServer
+) -> None:
     assert feeds.server is not None
     feeds.behave("/feed", redirect(301, "gopher://127.0.0.1:70/"))
     async with guarded(backend, {"public.example": [PUBLIC_IP]}) as fetcher:

@@ -1,0 +1,94 @@
+"""feedparser's own test corpus (about 2,240 documents nobody here wrote: well-formed,
+ill-formed, odd encodings, entities, sanitizer attacks) through parse → detect → render."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.core.detect import detect
+from bot.core.model import FeedInfo
+from bot.core.parse import NotAFeed, parse_feed
+from bot.core.render import render_change
+from tests.conftest import IN_CI
+from tests.telegram_html import assert_valid_telegram_html
+
+VERSION = "6.0.14"
+CACHE = Path(os.environ.get("FEEDWATCH_CACHE", Path.home() / ".cache" / "feedwatch"))
+
+
+def corpus_dir() -> Path:
+    """The sdist's tests/ folder, downloaded once from PyPI into a cache."""
+    target = CACHE / f"feedparser-{VERSION}" / "tests"
+    if target.is_dir():
+        return target
+    CACHE.mkdir(parents=True, exist_ok=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-binary",
+            ":all:",
+            "--no-deps",
+            f"feedparser=={VERSION}",
+            "-d",
+            str(CACHE),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    archive = CACHE / f"feedparser-{VERSION}.tar.gz"
+    if result.returncode != 0 or not archive.exists():
+        message = f"cannot download the feedparser sdist: {result.stderr.strip()[-300:]}"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    with tarfile.open(archive) as tar:
+        members = [
+            m
+            for m in tar.getmembers()
+            if m.name.startswith(f"feedparser-{VERSION}/tests/") and m.isfile()
+        ]
+        tar.extractall(CACHE, members=members, filter="data")
+    return target
+
+
+@pytest.mark.slow
+def test_the_feedparser_corpus_goes_through_the_whole_core() -> None:
+    root = corpus_dir()
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".py")
+    assert len(files) > 2000
+    counts = {"documents": len(files), "feeds": 0, "not_feeds": 0, "items": 0, "messages": 0}
+    started = time.monotonic()
+    for path in files:
+        try:
+            parsed = parse_feed(path.read_bytes(), {"content-type": "application/xml"})
+        except NotAFeed:
+            counts["not_feeds"] += 1
+            continue
+        counts["feeds"] += 1
+        counts["items"] += len(parsed.items)
+        info = FeedInfo(slug="corpus", title=parsed.title)
+        for change in detect(parsed, {}).changes:
+            message = render_change(change, info)
+            try:
+                assert_valid_telegram_html(message)
+            except AssertionError as exc:
+                raise AssertionError(f"{path.relative_to(root)}: {exc}") from None
+            counts["messages"] += 1
+    elapsed = time.monotonic() - started
+    print(f"\nfeedparser corpus: {counts}, {elapsed:.1f} s")
+    assert elapsed < 60
+    assert counts["feeds"] > 1500 and counts["messages"] > 1000

@@ -12,10 +12,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, text
+from sqlalchemy import text
 from sqlmodel import Session
 
 from bot.db import store
+from bot.db.engine import make_engine
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
@@ -34,8 +35,6 @@ def sends(api: FakeBotApi) -> Counter[int]:
 async def test_twenty_kills_during_a_fanout_lose_nothing(
     sqlite_url: str, bot_api: FakeBotApi, feeds: FeedServer, tmp_path: Path
 ) -> None:
-    from bot.db.engine import make_engine
-
     engine = make_engine(sqlite_url)
     chats, kills = 200, 20
     await _prepare_fanout(engine, sqlite_url, feeds, chats)
@@ -48,7 +47,7 @@ async def test_twenty_kills_during_a_fanout_lose_nothing(
         before = sum(sends(bot_api).values())
         process = await start_bot(env, log)
         # kill at a random moment once this run is sending (mid-request or between requests)
-        await bot_api.wait_for(lambda: sum(sends(bot_api).values()) > before, timeout=30)
+        await bot_api.wait_for(lambda n=before: sum(sends(bot_api).values()) > n, timeout=30)
         await asyncio.sleep(rng.uniform(0.0, 0.3))
         process.kill()
         await process.wait()
@@ -73,9 +72,11 @@ async def test_twenty_kills_during_a_fanout_lose_nothing(
 
 
 async def test_cli_use_while_the_bot_works_waits_for_the_lock_instead_of_failing(
-    engine: Engine, sqlite_url: str, bot_api: FakeBotApi, feeds: FeedServer, tmp_path: Path
+    sqlite_url: str, bot_api: FakeBotApi, feeds: FeedServer, tmp_path: Path
 ) -> None:
+    engine = make_engine(sqlite_url)
     await _prepare_fanout(engine, sqlite_url, feeds, 150)
+    engine.dispose()
     bot_api.latency = 0.002
     env = bot_env(sqlite_url, bot_api)
     process = await start_bot(env, tmp_path / "bot.log")
@@ -113,7 +114,7 @@ async def _cli(db_url: str, cwd: Path, *args: str) -> tuple[int, str]:
 
 
 async def test_the_token_appears_nowhere(
-    sqlite_url: str, engine: Engine, bot_api: FakeBotApi, feeds: FeedServer, tmp_path: Path
+    sqlite_url: str, bot_api: FakeBotApi, feeds: FeedServer, tmp_path: Path
 ) -> None:
     """Not in logs at DEBUG, not in replies after an error, not in `feed list`, not in the database."""
     env = bot_env(sqlite_url, bot_api, LOG_LEVEL="DEBUG")
@@ -150,7 +151,12 @@ async def test_the_token_appears_nowhere(
     )
     out, err = await listing.communicate()
     assert secret_part not in (out + err).decode()
+    engine = make_engine(sqlite_url)
+    rows = 0
     with engine.connect() as conn:
         for table in ("feed", "item", "chat", "subscription", "delivery", "state"):
             for row in conn.execute(text(f"SELECT * FROM {table}")):
                 assert secret_part not in repr(tuple(row)), f"token stored in {table}"
+                rows += 1
+    engine.dispose()
+    assert rows > 10  # the database really holds the feed, items, chats and state

@@ -113,7 +113,7 @@ def guarded(backend: LoopbackOnly, table: dict[str, list[str]] | None = None) ->
 async def test_private_and_reserved_targets_are_refused(backend: LoopbackOnly, url: str) -> None:
     fetcher = guarded(backend, {"rebind.example": ["10.0.0.7"]})
     async with fetcher:
-        with pytest.raises(FetchError, match="non-public address|invalid URL"):
+        with pytest.raises(FetchError, match=r"non-public address|invalid URL"):
             await fetcher.fetch(url, trusted=False)
     assert backend.connected == []
 

@@ -24,8 +24,8 @@ from bot import metrics
 from bot.config import Settings
 from bot.core.detect import detect
 from bot.core.filters import matches
-from bot.core.model import Change, FeedInfo, ParsedFeed
-from bot.core.parse import NotAFeed, parse_feed
+from bot.core.model import Change, FeedInfo, RawFeed
+from bot.core.parse import NotAFeed, finish_feed, read_feed
 from bot.core.render import render_change
 from bot.core.schedule import next_check
 from bot.db import store
@@ -78,6 +78,16 @@ class CycleReport:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class QuietPoll:
+    """A poll that found nothing new: only its schedule (and maybe validators) change."""
+
+    feed_id: int
+    etag: str | None
+    last_modified: str | None
+    new_validators: bool
+
+
 class FeedAddError(Exception):
     """`feed add` / `/addfeed` failed; the message is one line for the user."""
 
@@ -101,70 +111,108 @@ class Poller:
 
     async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
         started = time.monotonic()
-        feed_ids = await asyncio.to_thread(self._claim, dry_run=dry_run, all_feeds=all_feeds)
+        snapshots = await asyncio.to_thread(self._claim, dry_run=dry_run, all_feeds=all_feeds)
         gate = asyncio.Semaphore(self.settings.poll_concurrency)
+        quiet: list[QuietPoll] = []
 
-        async def bounded(feed_id: int) -> PollOutcome:
+        async def bounded(snapshot: store.FeedSnapshot) -> PollOutcome:
             async with gate:
-                return await self.poll_feed(feed_id, dry_run=dry_run)
+                return await self._poll(snapshot, quiet, dry_run=dry_run)
 
-        outcomes = await asyncio.gather(*(bounded(feed_id) for feed_id in feed_ids))
+        outcomes = await asyncio.gather(*(bounded(snapshot) for snapshot in snapshots))
         report = CycleReport(outcomes=list(outcomes), seconds=time.monotonic() - started)
         if not dry_run:
-            await asyncio.to_thread(self._record_cycle)
+            await asyncio.to_thread(self._record_quiet, quiet, cycle_finished=True)
         log.log(logging.INFO if report.outcomes else logging.DEBUG, report.summary())
         return report
 
-    def _claim(self, *, dry_run: bool, all_feeds: bool) -> list[int]:
+    def _claim(self, *, dry_run: bool, all_feeds: bool) -> list[store.FeedSnapshot]:
         """Feeds this process polls now, leased so that other workers skip them."""
         now = self.clock()
         if dry_run:  # a dry run writes nothing, leases included
             with Session(self.engine) as session:
-                if all_feeds:
-                    return [row.feed.id for row in store.list_feeds(session) if row.feed.id]
-                return store.due_feed_ids(session, now=now)
+                return store.feed_snapshots(session, now=None if all_feeds else now)
         lease = now + timedelta(seconds=2 * self.settings.fetch_timeout_seconds + 60)
         with transaction(self.engine) as session:
             return store.claim_feeds(
                 session, now=now, owner=self.owner, lease_until=lease, due_only=not all_feeds
             )
 
-    def _record_cycle(self) -> None:
-        with transaction(self.engine) as session:
-            store.set_state(
-                session, key=LAST_CYCLE_KEY, value=self.clock().isoformat(), now=self.clock()
-            )
-
     async def poll_feed(self, feed_id: int, *, dry_run: bool = False) -> PollOutcome:
+        """Poll one feed now, whatever its schedule (tests, benchmarks, the CLI)."""
         with Session(self.engine) as session:
-            feed = session.get(Feed, feed_id)
-            if feed is None:
-                return PollOutcome(slug=f"#{feed_id}", outcome="error", error="feed was removed")
-            slug, url, etag, modified, trusted = (
-                feed.slug,
-                feed.url,
-                feed.etag,
-                feed.last_modified,
-                feed.trusted,
-            )
+            found = store.feed_snapshots(session, feed_id=feed_id)
+        if not found:
+            return PollOutcome(slug=f"#{feed_id}", outcome="error", error="feed was removed")
+        quiet: list[QuietPoll] = []
+        outcome = await self._poll(found[0], quiet, dry_run=dry_run)
+        if not dry_run and quiet:
+            await asyncio.to_thread(self._record_quiet, quiet)
+        return outcome
+
+    async def _poll(
+        self, feed: store.FeedSnapshot, quiet: list[QuietPoll], *, dry_run: bool
+    ) -> PollOutcome:
+        """Fetch; a 304 or an identical body is only noted (written in one batch per cycle),
+        anything else is applied in its own transaction in a worker thread."""
         try:
             result: FetchResult | FetchError = await self.fetcher.fetch(
-                url, etag=etag, last_modified=modified, trusted=trusted
+                feed.url, etag=feed.etag, last_modified=feed.last_modified, trusted=feed.trusted
             )
         except FetchError as exc:
             result = exc
-        try:
-            outcome = await asyncio.to_thread(self._apply, feed_id, result, dry_run)
-        except Exception as exc:  # a bug or a database fault must not stop the other feeds
-            log.exception("feed %s: could not store the poll result", slug)
-            return PollOutcome(slug=slug, outcome="error", error=f"internal error: {exc}")
+        outcome = self._quiet_outcome(feed, result, quiet)
+        if outcome is None:
+            try:
+                outcome = await asyncio.to_thread(self._apply, feed.id, result, dry_run)
+            except Exception as exc:  # a bug or a database fault must not stop the other feeds
+                log.exception("feed %s: could not store the poll result", feed.slug)
+                return PollOutcome(slug=feed.slug, outcome="error", error=f"internal error: {exc}")
         if outcome.error:
-            log.warning("feed %s: %s", slug, outcome.error)
+            log.warning("feed %s: %s", feed.slug, outcome.error)
         if not dry_run:
             metrics.POLLS.labels(outcome.outcome).inc()
             for change in outcome.changes:
                 metrics.ITEMS.labels(change.kind.value).inc()
         return outcome
+
+    def _quiet_outcome(
+        self, feed: store.FeedSnapshot, result: FetchResult | FetchError, quiet: list[QuietPoll]
+    ) -> PollOutcome | None:
+        if isinstance(result, FetchError):
+            return None
+        if result.status == 304:
+            kind = "not-modified"
+        elif (
+            result.status == 200
+            and feed.baseline_done
+            and not result.moved_to
+            and hashlib.sha256(result.body).hexdigest() == feed.body_hash
+        ):
+            kind = "unchanged"  # the server ignored our validators
+        else:
+            return None
+        etag = result.etag if result.status == 200 else (result.etag or feed.etag)
+        modified = result.last_modified if result.status == 200 else feed.last_modified
+        quiet.append(QuietPoll(feed.id, etag, modified, (etag, modified) != feed.validators))
+        return PollOutcome(slug=feed.slug, outcome=kind, feed_title=feed.title)
+
+    def _record_quiet(self, quiet: list[QuietPoll], *, cycle_finished: bool = False) -> None:
+        """One transaction for every feed that answered 304 or the same body."""
+        now = self.clock()
+        next_at = next_check(now, self.settings.poll_interval_seconds)
+        with transaction(self.engine) as session:
+            store.mark_feeds_checked(
+                session,
+                feed_ids=[q.feed_id for q in quiet],
+                now=now,
+                next_check_at=next_at,
+                validators={
+                    q.feed_id: (q.etag, q.last_modified) for q in quiet if q.new_validators
+                },
+            )
+            if cycle_finished:
+                store.set_state(session, key=LAST_CYCLE_KEY, value=now.isoformat(), now=now)
 
     # --- applying one result (worker thread, one transaction) --------------------------------
 
@@ -181,7 +229,11 @@ class Poller:
             return outcome
 
     def _decide(
-        self, session: Session, feed: Feed, result: FetchResult | FetchError
+        self,
+        session: Session,
+        feed: Feed,
+        result: FetchResult | FetchError,
+        raw: RawFeed | None = None,
     ) -> PollOutcome:
         now = self.clock()
         feed.last_checked_at = now
@@ -207,13 +259,13 @@ class Poller:
             self._healthy(session, feed, now)  # the server ignored our validators
             return PollOutcome(slug=feed.slug, outcome="unchanged", feed_title=feed.title)
         try:
-            parsed = parse_feed(result.body, result.headers)
+            raw = raw or read_feed(result.body, result.headers)
         except NotAFeed as exc:
             return self._failed(session, feed, str(exc), now)
-        if parsed.warning:
-            log.info("feed %s: %s", feed.slug, parsed.warning)
+        if raw.warning:
+            log.info("feed %s: %s", feed.slug, raw.warning)
         baseline = not feed.baseline_done
-        changes = self._store(session, feed, parsed, now)
+        changes, items = self._store(session, feed, raw, now)
         feed.body_hash, feed.baseline_done = body_hash, True
         self._healthy(session, feed, now)
         outcome = "baseline" if baseline else ("changed" if changes else "unchanged")
@@ -221,22 +273,22 @@ class Poller:
             slug=feed.slug,
             outcome=outcome,
             changes=changes,
-            items=len(parsed.items),
+            items=items,
             feed_title=feed.title,
         )
 
     def _store(
-        self, session: Session, feed: Feed, parsed: ParsedFeed, now: datetime
-    ) -> tuple[Change, ...]:
+        self, session: Session, feed: Feed, raw: RawFeed, now: datetime
+    ) -> tuple[tuple[Change, ...], int]:
         assert feed.id is not None
-        if parsed.title and (not feed.title or feed.title == feed.slug):
-            feed.title = parsed.title
-        stored = store.stored_items(
-            session, feed_id=feed.id, keys=[item.key for item in parsed.items]
-        )
+        if raw.title and (not feed.title or feed.title == feed.slug):
+            feed.title = raw.title
+        stored = store.stored_items(session, feed_id=feed.id, keys=[e.key for e in raw.entries])
+        known = {k: (s.content_hash, s.text) for k, s in stored.items() if s.content_hash}
+        parsed = finish_feed(raw, known)
         detection = detect(parsed, stored, baseline=not feed.baseline_done)
         ids = store.save_items(
-            session, feed_id=feed.id, parsed=parsed, detection=detection, now=now
+            session, feed_id=feed.id, parsed=parsed, detection=detection, stored=stored, now=now
         )
         if detection.changes:
             self._enqueue(session, feed, detection.changes, ids)
@@ -245,7 +297,7 @@ class Poller:
             feed_id=feed.id,
             unseen_since=now - timedelta(days=self.settings.prune_after_days),
         )
-        return detection.changes
+        return detection.changes, len(parsed.items)
 
     def _enqueue(
         self, session: Session, feed: Feed, changes: tuple[Change, ...], ids: dict[str, int]
@@ -316,7 +368,7 @@ class Poller:
 
     def _add(self, url: str, slug: str | None, trusted: bool, result: FetchResult) -> PollOutcome:
         try:
-            parsed = parse_feed(result.body, result.headers)
+            raw = read_feed(result.body, result.headers)
         except NotAFeed as exc:
             raise FeedAddError(f"{url} is {exc}") from None
         with transaction(self.engine) as session:
@@ -326,13 +378,13 @@ class Poller:
             ):
                 raise FeedAddError(f"{url} is already watched")
             if slug is None:
-                slug = unique_slug(session, parsed.title or parts_host(final_url))
+                slug = unique_slug(session, raw.title or parts_host(final_url))
             elif store.get_feed(session, slug=slug) is not None:
                 raise FeedAddError(f"the slug {slug!r} is taken")
             feed = store.add_feed(
-                session, slug=slug, url=final_url, title=parsed.title or slug, trusted=trusted
+                session, slug=slug, url=final_url, title=raw.title or slug, trusted=trusted
             )
-            return self._decide(session, feed, result)
+            return self._decide(session, feed, result, raw)
 
 
 SLUG_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")

@@ -20,6 +20,30 @@ class ParsedItem:
     text: str
     fingerprint: str
     position: int
+    content_hash: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RawEntry:
+    """An entry before its HTML is turned into text (the expensive step, often skippable)."""
+
+    key: str
+    title: str
+    link: str | None
+    author: str | None
+    published: datetime | None
+    categories: tuple[str, ...]
+    html: str
+    content_hash: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class RawFeed:
+    title: str
+    link: str | None
+    entries: tuple[RawEntry, ...]
+    warning: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +64,7 @@ class StoredItem:
     title: str
     text: str
     fingerprint: str
+    content_hash: str | None = None
 
 
 class ChangeKind(StrEnum):

@@ -4,11 +4,12 @@ owns the transaction (one per feed poll, one per command), as in the FastAPI tem
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, or_, update
+from sqlalchemy import delete, func, insert, or_, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.model import CategoryFilter, Detection, ParsedFeed, StoredItem
@@ -60,6 +61,77 @@ def remove_feed(session: Session, *, slug: str) -> bool:
     return True
 
 
+@dataclass(frozen=True, slots=True)
+class FeedSnapshot:
+    """What one poll needs to know about a feed, read in the same statement that claims it."""
+
+    id: int
+    slug: str
+    url: str
+    title: str
+    etag: str | None
+    last_modified: str | None
+    trusted: bool
+    body_hash: str | None
+    baseline_done: bool
+
+    @property
+    def validators(self) -> tuple[str | None, str | None]:
+        return (self.etag, self.last_modified)
+
+
+_SNAPSHOT_COLUMNS = (
+    col(Feed.id),
+    col(Feed.slug),
+    col(Feed.url),
+    col(Feed.title),
+    col(Feed.etag),
+    col(Feed.last_modified),
+    col(Feed.trusted),
+    col(Feed.body_hash),
+    col(Feed.baseline_done),
+)
+
+
+def feed_snapshots(
+    session: Session, *, now: datetime | None = None, feed_id: int | None = None
+) -> list[FeedSnapshot]:
+    """Feeds without claiming them: due ones (`now`), one (`feed_id`), or all."""
+    query = sa_select(*_SNAPSHOT_COLUMNS).where(col(Feed.status) != "gone")
+    if now is not None:
+        query = query.where(col(Feed.next_check_at) <= now)
+    if feed_id is not None:
+        query = sa_select(*_SNAPSHOT_COLUMNS).where(col(Feed.id) == feed_id)
+    return [FeedSnapshot(*row) for row in session.execute(query).all()]
+
+
+def mark_feeds_checked(
+    session: Session,
+    *,
+    feed_ids: list[int],
+    now: datetime,
+    next_check_at: datetime,
+    validators: dict[int, tuple[str | None, str | None]],
+) -> None:
+    """Feeds that answered 304 or an identical body: healthy, checked now, lease released."""
+    healthy = {
+        "status": "ok",
+        "last_error": None,
+        "error_count": 0,
+        "last_checked_at": now,
+        "next_check_at": next_check_at,
+        "lease_until": None,
+        "lease_owner": None,
+    }
+    for start in range(0, len(feed_ids), 500):
+        chunk = feed_ids[start : start + 500]
+        session.exec(update(Feed).where(col(Feed.id).in_(chunk)).values(**healthy))
+    for feed_id, (etag, modified) in validators.items():
+        session.exec(
+            update(Feed).where(col(Feed.id) == feed_id).values(etag=etag, last_modified=modified)
+        )
+
+
 def claim_feeds(
     session: Session,
     *,
@@ -68,7 +140,7 @@ def claim_feeds(
     lease_until: datetime,
     due_only: bool = True,
     limit: int = 1000,
-) -> list[int]:
+) -> list[FeedSnapshot]:
     """Lease feeds for polling so no other process fetches them meanwhile.
 
     PostgreSQL: `FOR UPDATE SKIP LOCKED` lets concurrent workers claim disjoint sets. SQLite has
@@ -86,9 +158,9 @@ def claim_feeds(
         update(Feed)
         .where(col(Feed.id).in_(candidates.scalar_subquery()))
         .values(lease_until=lease_until, lease_owner=owner)
-        .returning(col(Feed.id))
+        .returning(*_SNAPSHOT_COLUMNS)
     )
-    return sorted(int(feed_id) for (feed_id,) in claimed.all())
+    return sorted((FeedSnapshot(*row) for row in claimed.all()), key=lambda f: f.id)
 
 
 def release_leases(session: Session) -> None:
@@ -116,50 +188,71 @@ def stored_items(session: Session, *, feed_id: int, keys: Iterable[str]) -> dict
     result: dict[str, StoredItem] = {}
     for chunk_start in range(0, len(wanted), 500):
         chunk = wanted[chunk_start : chunk_start + 500]
-        rows = session.exec(
-            select(Item.key, Item.title, Item.text, Item.fingerprint).where(
-                Item.feed_id == feed_id, col(Item.key).in_(chunk)
+        columns = (Item.key, Item.title, Item.text, Item.fingerprint, Item.content_hash)
+        rows = session.execute(
+            sa_select(*(col(c) for c in columns)).where(
+                col(Item.feed_id) == feed_id, col(Item.key).in_(chunk)
             )
         ).all()
-        for key, title, text, fp in rows:
-            result[key] = StoredItem(key=key, title=title, text=text, fingerprint=fp)
+        for key, title, text, fp, content_hash in rows:
+            result[key] = StoredItem(key, title, text, fp, content_hash)
     return result
 
 
 def save_items(
-    session: Session, *, feed_id: int, parsed: ParsedFeed, detection: Detection, now: datetime
+    session: Session,
+    *,
+    feed_id: int,
+    parsed: ParsedFeed,
+    detection: Detection,
+    stored: Mapping[str, StoredItem],
+    now: datetime,
 ) -> dict[str, int]:
-    """Insert new items, rewrite edited ones, touch unchanged ones; return key → item id."""
-    by_key = {item.key: item for item in parsed.items}
+    """Insert new items, rewrite edited ones, touch unchanged ones; return the changed items'
+    ids. Core statements, not ORM objects: most items of a poll only need `last_seen_at`."""
     changed = {change.item.key for change in detection.changes}
-    existing = {
-        row.key: row
-        for row in session.exec(
-            select(Item).where(Item.feed_id == feed_id, col(Item.key).in_(list(by_key)))
-        ).all()
-    }
-    for key, parsed_item in by_key.items():
-        row = existing.get(key)
-        if row is None:
-            row = Item(feed_id=feed_id, key=key, fingerprint=parsed_item.fingerprint)
-            row.first_seen_at = now
-            existing[key] = row
-        elif key not in changed:
-            row.last_seen_at = now
-            session.add(row)
+    fresh: list[dict[str, object]] = []
+    seen: list[str] = []
+    for item in parsed.items:
+        values: dict[str, object] = {
+            "link": item.link,
+            "title": item.title,
+            "author": item.author,
+            "published_at": item.published,
+            "categories": list(item.categories),
+            "text": item.text,
+            "fingerprint": item.fingerprint,
+            "content_hash": item.content_hash,
+            "last_changed_at": now,
+            "last_seen_at": now,
+        }
+        old = stored.get(item.key)
+        if old is None:
+            fresh.append({"feed_id": feed_id, "key": item.key, "first_seen_at": now, **values})
             continue
-        row.link = parsed_item.link
-        row.title = parsed_item.title
-        row.author = parsed_item.author
-        row.published_at = parsed_item.published
-        row.categories = list(parsed_item.categories)
-        row.text = parsed_item.text
-        row.fingerprint = parsed_item.fingerprint
-        row.last_changed_at = now
-        row.last_seen_at = now
-        session.add(row)
-    session.flush()
-    return {key: row.id for key, row in existing.items() if row.id is not None}
+        where = (col(Item.feed_id) == feed_id, col(Item.key) == item.key)
+        if item.key in changed:
+            session.exec(update(Item).where(*where).values(**values))
+        elif old.content_hash != item.content_hash:  # markup moved, text did not
+            session.exec(
+                update(Item).where(*where).values(content_hash=item.content_hash, last_seen_at=now)
+            )
+        else:
+            seen.append(item.key)
+    for start in range(0, len(seen), 500):
+        session.exec(
+            update(Item)
+            .where(col(Item.feed_id) == feed_id, col(Item.key).in_(seen[start : start + 500]))
+            .values(last_seen_at=now)
+        )
+    if fresh:
+        session.execute(insert(Item), fresh)
+    if not changed:
+        return {}
+    rows = session.exec(
+        select(Item.key, Item.id).where(Item.feed_id == feed_id, col(Item.key).in_(list(changed)))
+    ).all()
+    return {key: item_id for key, item_id in rows if item_id is not None}
 
 
 def prune_items(session: Session, *, feed_id: int, unseen_since: datetime) -> int:

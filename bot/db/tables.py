@@ -71,6 +71,7 @@ class Item(SQLModel, table=True):
     categories: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     text: str = Field(default="", sa_column=Column(Text, nullable=False))
     fingerprint: str = Field(max_length=64)
+    content_hash: str | None = Field(default=None, max_length=64)
     first_seen_at: datetime = Field(default_factory=utcnow)
     last_changed_at: datetime = Field(default_factory=utcnow)
     last_seen_at: datetime = Field(default_factory=utcnow, index=True)

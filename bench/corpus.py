@@ -1,0 +1,148 @@
+"""A deterministic feed corpus and the local server that plays it.
+
+Feed i of a corpus behaves by i % 10: 0-5 answer 304 to conditional requests (60%), 6-7 ignore
+validators and return the same body (20%), 8-9 change in the change cycle (20%: 1-3 new items,
+two old ones leave, one real text edit). One feed in five is big (10 items, ~250 KB, like the
+PyTorch blog feed); the others are ~35 KB. Small corpora use ~12 KB feeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import threading
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from functools import lru_cache
+
+from aiohttp import web
+
+WORDS = [
+    "model",
+    "training",
+    "inference",
+    "kernel",
+    "compiler",
+    "tensor",
+    "graph",
+    "memory",
+    "accelerator",
+    "cluster",
+    "dataset",
+    "benchmark",
+    "release",
+    "community",
+    "foundation",
+    "operator",
+    "backend",
+    "gradient",
+    "optimizer",
+    "throughput",
+    "latency",
+    "quantization",
+    "sparse",
+    "distributed",
+    "pipeline",
+    "checkpoint",
+    "runtime",
+    "library",
+    "contributor",
+]
+BASE_DATE = datetime(2026, 9, 8, tzinfo=UTC)
+
+
+def mode(i: int) -> str:
+    r = i % 10
+    return "304" if r < 6 else ("same" if r < 8 else "changed")
+
+
+def is_big(i: int, small: bool) -> bool:
+    return not small and (i // 10) % 5 == 0  # every fifth block of ten: all three modes
+
+
+def _sentence(rng: random.Random) -> str:
+    words = [rng.choice(WORDS) for _ in range(rng.randint(8, 16))]
+    return " ".join(words).capitalize() + "."
+
+
+def _item(feed: int, n: int, paragraphs: int, edited: bool) -> str:
+    rng = random.Random(feed * 100_003 + n)
+    paras = []
+    for p in range(paragraphs):
+        text = " ".join(_sentence(rng) for _ in range(4))
+        paras.append(f'<p><span style="font-weight: 400;">{text}</span></p>')
+        if p == 0:
+            paras.append(
+                f'<p><img decoding="async" class="aligncenter wp-image-{n}" '
+                f'src="https://blog.example/u/{feed}/{n}.png" srcset="a.png 1x, b.png 2x"></p>'
+            )
+    if edited:
+        paras.append("<p>Update: the recording of this talk is now online.</p>")
+    published = BASE_DATE - timedelta(hours=n * 7)
+    return (
+        f"<item><title>Post {n} of feed {feed}: {' '.join(rng.choice(WORDS) for _ in range(5))}</title>"
+        f"<link>https://blog.example/{feed}/post-{n}/</link>"
+        f"<dc:creator><![CDATA[Author {n % 7}]]></dc:creator>"
+        f"<pubDate>{format_datetime(published)}</pubDate>"
+        f"<category><![CDATA[Blog]]></category><category><![CDATA[Topic {n % 4}]]></category>"
+        f'<guid isPermaLink="false">https://blog.example/?p={feed}-{n}</guid>'
+        f"<description><![CDATA[{_sentence(rng)}]]></description>"
+        f"<content:encoded><![CDATA[{''.join(paras)}]]></content:encoded></item>"
+    )
+
+
+@lru_cache(maxsize=4096)
+def body(i: int, version: int, small: bool = False) -> bytes:
+    """Feed i's document; version 2 differs only for changing feeds."""
+    paragraphs = 60 if is_big(i, small) else (1 if small else 6)
+    newest = 100
+    edited_item = None
+    if version == 2 and mode(i) == "changed":
+        newest += 1 + i % 3
+        edited_item = 97
+    numbers = range(newest, newest - 10, -1)
+    items = "".join(_item(i, n, paragraphs, edited=(n == edited_item)) for n in numbers)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" '
+        'xmlns:content="http://purl.org/rss/1.0/modules/content/" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>'
+        f"<title>Feed {i}</title><link>https://blog.example/{i}</link><description/>"
+        f"{items}</channel></rss>"
+    ).encode()
+
+
+class CorpusServer:
+    """Serves /c/{small|full}/{i}; POST /_reset and /_flip switch every feed's version."""
+
+    def __init__(self) -> None:
+        self.version = 1
+        self.lock = threading.Lock()
+        self.requests = 0
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/c/{size}/{i}", self.feed)
+        app.router.add_post("/_reset", self.reset)
+        app.router.add_post("/_flip", self.flip)
+        return app
+
+    async def reset(self, request: web.Request) -> web.Response:
+        self.version = 1
+        return web.Response(text="ok")
+
+    async def flip(self, request: web.Request) -> web.Response:
+        self.version = 2
+        return web.Response(text="ok")
+
+    async def feed(self, request: web.Request) -> web.Response:
+        i, small = int(request.match_info["i"]), request.match_info["size"] == "small"
+        with self.lock:
+            self.requests += 1
+        data = body(i, self.version, small)
+        headers = {"Content-Type": "application/rss+xml; charset=UTF-8"}
+        if mode(i) == "same":
+            return web.Response(body=data, headers=headers)
+        etag = '"' + hashlib.sha1(data).hexdigest() + '"'
+        if request.headers.get("If-None-Match") == etag:
+            return web.Response(status=304, headers={"ETag": etag})
+        return web.Response(body=data, headers={**headers, "ETag": etag})

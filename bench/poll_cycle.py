@@ -40,6 +40,9 @@ async def run_feedwatch(
     )
     upgrade(url)
     engine = make_engine(url)
+    filler = int(next((a.split("=")[1] for a in sys.argv if a.startswith("--filler=")), "0"))
+    if filler:
+        _fill(engine, filler)
     with transaction(engine) as session:
         for i in range(n):
             feed = store.add_feed(
@@ -53,11 +56,13 @@ async def run_feedwatch(
     out: dict[str, object] = {}
     async with make_fetcher(settings) as fetcher:
         poller = Poller(engine, fetcher, settings)
+        _make_due(engine)
         with span() as baseline:
-            await poller.poll_due(all_feeds=True)
+            await poller.poll_due()
         httpx.post(f"{base}/_flip")
+        _make_due(engine)
         with span() as change:
-            report = await poller.poll_due(all_feeds=True)
+            report = await poller.poll_due()
         out["baseline"] = vars(baseline)
         out["change"] = vars(change)
         out["events"] = {"new": report.new, "edited": report.edited}
@@ -66,6 +71,8 @@ async def run_feedwatch(
         out["peak_rss_mb"] = peak_rss_mb()
     if micro:
         out.update(await _micro(base, workdir))
+    if filler:
+        out["plans"] = _plans(engine)
     engine.dispose()
     return out
 
@@ -116,10 +123,60 @@ async def _fresh_poller(workdir: Path, urls: list[str]):  # type: ignore[no-unty
     )
     upgrade(url)
     engine = make_engine(url)
+    filler = int(next((a.split("=")[1] for a in sys.argv if a.startswith("--filler=")), "0"))
+    if filler:
+        _fill(engine, filler)
     with transaction(engine) as session:
         for n, feed_url_ in enumerate(urls):
             store.add_feed(session, slug=f"m{n}", url=feed_url_, title="", trusted=True)
     return Poller(engine, make_fetcher(settings), settings), engine
+
+
+def _make_due(engine) -> None:  # type: ignore[no-untyped-def]
+    """The corpus feeds (not the filler) are due now; the poller picks them as it would."""
+    from datetime import UTC, datetime
+
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "UPDATE feed SET next_check_at = ? WHERE slug NOT LIKE 'filler%'",
+            (datetime.now(UTC).replace(tzinfo=None).isoformat(sep=" "),),
+        )
+
+
+def _fill(engine, items: int) -> None:  # type: ignore[no-untyped-def]
+    """`items` stored items over items/50 other feeds, and 10,000 subscriptions to them."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import insert
+
+    from bot.db.tables import Chat, Feed, Item, Subscription
+
+    now = datetime.now(UTC)
+    feeds = items // 50
+    with engine.begin() as conn:
+        conn.execute(insert(Feed), [{"slug": f"filler{f}", "url": f"http://127.0.0.1:9/{f}", "title": "", "trusted": True, "status": "ok", "error_count": 0, "baseline_done": True, "created_at": now, "next_check_at": datetime(2100, 1, 1, tzinfo=UTC)} for f in range(feeds)])
+        ids = [row[0] for row in conn.exec_driver_sql("SELECT id FROM feed ORDER BY id")]
+        rows = [{"feed_id": ids[n // 50], "key": f"k{n}", "title": f"Old post {n}", "categories": ["Blog"], "text": "Some old text. " * 20, "fingerprint": f"{n:064x}", "first_seen_at": now, "last_changed_at": now, "last_seen_at": now} for n in range(items)]
+        for start in range(0, len(rows), 5000):
+            conn.execute(insert(Item), rows[start : start + 5000])
+        conn.execute(insert(Chat), [{"id": 10_000_000 + c, "type": "private", "title": "", "active": True, "created_at": now} for c in range(10_000)])
+        conn.execute(insert(Subscription), [{"chat_id": 10_000_000 + c, "feed_id": ids[c % feeds], "include": [], "exclude": [], "created_at": now} for c in range(10_000)])
+
+
+def _plans(engine) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """EXPLAIN QUERY PLAN of the statements every poll and delivery runs."""
+    queries = {
+        "stored items of a feed": "SELECT key, title, text, fingerprint, content_hash FROM item WHERE feed_id = 1 AND key IN ('a', 'b')",
+        "due feeds (claim)": "SELECT id FROM feed WHERE status != 'gone' AND next_check_at <= '2026-01-01' AND (lease_until IS NULL OR lease_until < '2026-01-01') ORDER BY next_check_at LIMIT 500",
+        "audience of a feed": "SELECT subscription.chat_id FROM subscription JOIN chat ON chat.id = subscription.chat_id WHERE subscription.feed_id = 1 AND chat.active = 1",
+        "prune": "SELECT id FROM item WHERE feed_id = 1 AND last_seen_at < '2026-01-01'",
+        "next delivery of a chat": "SELECT id FROM delivery WHERE chat_id = 1 AND status = 'pending' ORDER BY id LIMIT 1",
+    }
+    out = {}
+    with engine.connect() as conn:
+        for name, sql in queries.items():
+            out[name] = "; ".join(row[3] for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql))
+    return out
 
 
 def run_reader(base: str, n: int, workdir: Path, small: bool) -> dict[str, object]:

@@ -74,10 +74,10 @@ class Deliverer:
         sent = 0
         gate = asyncio.Semaphore(self.concurrency)
 
-        async def drain(chat_id: int) -> int:
+        async def drain(chat_id: int, queue: list[Delivery]) -> int:
             async with gate:
                 try:
-                    return await self._drain_chat(chat_id)
+                    return await self._drain_chat(chat_id, queue)
                 finally:
                     self._lease_ends.pop(chat_id, None)
                     await self._db(
@@ -88,7 +88,8 @@ class Deliverer:
             chat_ids = await asyncio.to_thread(self._claim_chats)
             if not chat_ids:
                 break
-            counts = await asyncio.gather(*(drain(chat_id) for chat_id in chat_ids))
+            queues = await asyncio.to_thread(self._queues, chat_ids)
+            counts = await asyncio.gather(*(drain(c, queues.get(c, [])) for c in chat_ids))
             sent += sum(counts)
             if sum(counts) == 0:
                 break  # everything left is waiting for a retry time
@@ -120,28 +121,33 @@ class Deliverer:
             log.warning("chat %s: delivery lease lost; leaving it to another worker", chat_id)
         return kept
 
-    def _next(self, chat_id: int) -> Delivery | None:
+    def _queues(self, chat_ids: list[int]) -> dict[int, list[Delivery]]:
+        """The claimed chats' pending messages, oldest first, read in one query."""
         with Session(self.engine, expire_on_commit=False) as session:
-            return store.next_pending(session, chat_id=chat_id, now=self.clock())
+            return store.pending_by_chat(session, chat_ids=chat_ids)
 
-    async def _drain_chat(self, chat_id: int) -> int:
+    async def _drain_chat(self, chat_id: int, queue: list[Delivery]) -> int:
+        """Send the chat's messages in order; stop at the first that must wait."""
         sent = 0
-        while not self.stopping:
-            delivery = await asyncio.to_thread(self._next, chat_id)
-            if delivery is None or not await self._hold_lease(chat_id):
+        index = 0
+        while not self.stopping and index < len(queue):
+            delivery = queue[index]
+            if delivery.next_attempt_at > self.clock() or not await self._hold_lease(chat_id):
                 return sent
             started = time.monotonic()
             status = await self._send(delivery)
             metrics.SEND_SECONDS.observe(time.monotonic() - started)
             metrics.DELIVERIES.labels(status).inc()
-            if status == "sent":
-                sent += 1
-            elif status in ("moved", "stop"):  # a migrated chat is claimed again under its new id
+            if status in ("sent", "next"):
+                sent += status == "sent"
+                index += 1
+            elif status != "retry":  # stop, or moved: a migrated chat is claimed under its new id
                 return sent
         return sent
 
     async def _send(self, delivery: Delivery, *, plain: bool = False) -> str:
-        """One attempt; returns sent | next (skip to the chat's next) | moved | stop."""
+        """One attempt; returns sent | next (go on with the chat's next message) | retry (the
+        same one again) | moved | stop (leave the chat for now)."""
         assert delivery.id is not None
         try:
             await self.bot.send_message(
@@ -154,7 +160,7 @@ class Deliverer:
             wait = _seconds(exc.retry_after)
             log.warning("chat %s: Telegram asked to wait %.0f s (429)", delivery.chat_id, wait)
             await asyncio.sleep(min(wait, MAX_RETRY_AFTER))
-            return "next"
+            return "retry"
         except ChatMigrated as exc:
             new_id = int(exc.new_chat_id)
             log.info("chat %s migrated to %s; moving its subscriptions", delivery.chat_id, new_id)

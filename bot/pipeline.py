@@ -36,6 +36,7 @@ from bot.fetch import Fetcher, FetchError, FetchResult
 log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 LAST_CYCLE_KEY = "last_poll_cycle_finished"
+CLAIM_BATCH = 500
 
 
 def utcnow() -> datetime:
@@ -111,7 +112,6 @@ class Poller:
 
     async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
         started = time.monotonic()
-        snapshots = await asyncio.to_thread(self._claim, dry_run=dry_run, all_feeds=all_feeds)
         gate = asyncio.Semaphore(self.settings.poll_concurrency)
         quiet: list[QuietPoll] = []
 
@@ -119,8 +119,13 @@ class Poller:
             async with gate:
                 return await self._poll(snapshot, quiet, dry_run=dry_run)
 
-        outcomes = await asyncio.gather(*(bounded(snapshot) for snapshot in snapshots))
-        report = CycleReport(outcomes=list(outcomes), seconds=time.monotonic() - started)
+        outcomes: list[PollOutcome] = []
+        while True:  # claims come in batches; polled feeds are no longer due
+            snapshots = await asyncio.to_thread(self._claim, dry_run=dry_run, all_feeds=all_feeds)
+            outcomes += await asyncio.gather(*(bounded(snapshot) for snapshot in snapshots))
+            if dry_run or all_feeds or len(snapshots) < CLAIM_BATCH:
+                break
+        report = CycleReport(outcomes=outcomes, seconds=time.monotonic() - started)
         if not dry_run:
             await asyncio.to_thread(self._record_quiet, quiet, cycle_finished=True)
         log.log(logging.INFO if report.outcomes else logging.DEBUG, report.summary())
@@ -135,7 +140,12 @@ class Poller:
         lease = now + timedelta(seconds=2 * self.settings.fetch_timeout_seconds + 60)
         with transaction(self.engine) as session:
             return store.claim_feeds(
-                session, now=now, owner=self.owner, lease_until=lease, due_only=not all_feeds
+                session,
+                now=now,
+                owner=self.owner,
+                lease_until=lease,
+                due_only=not all_feeds,
+                limit=None if all_feeds else CLAIM_BATCH,
             )
 
     async def poll_feed(self, feed_id: int, *, dry_run: bool = False) -> PollOutcome:

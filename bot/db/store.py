@@ -139,7 +139,7 @@ def claim_feeds(
     owner: str,
     lease_until: datetime,
     due_only: bool = True,
-    limit: int = 1000,
+    limit: int | None = 1000,
 ) -> list[FeedSnapshot]:
     """Lease feeds for polling so no other process fetches them meanwhile.
 
@@ -151,9 +151,9 @@ def claim_feeds(
     candidates = select(Feed.id).where(Feed.status != "gone", free)
     if due_only:
         candidates = candidates.where(Feed.next_check_at <= now)
-    candidates = (
-        candidates.order_by(col(Feed.next_check_at)).limit(limit).with_for_update(skip_locked=True)
-    )
+    candidates = candidates.order_by(col(Feed.next_check_at)).with_for_update(skip_locked=True)
+    if limit is not None:
+        candidates = candidates.limit(limit)
     claimed = session.exec(
         update(Feed)
         .where(col(Feed.id).in_(candidates.scalar_subquery()))
@@ -446,17 +446,17 @@ def renew_chat(session: Session, *, chat_id: int, owner: str, lease_until: datet
     return bool(result.rowcount)
 
 
-def next_pending(session: Session, *, chat_id: int, now: datetime) -> Delivery | None:
-    """The chat's oldest unsent delivery, if due (a later one never overtakes it)."""
-    delivery = session.exec(
+def pending_by_chat(session: Session, *, chat_ids: list[int]) -> dict[int, list[Delivery]]:
+    """Pending deliveries of these chats, each chat's oldest first."""
+    rows = session.exec(
         select(Delivery)
-        .where(Delivery.chat_id == chat_id, Delivery.status == DeliveryStatus.PENDING)
+        .where(col(Delivery.chat_id).in_(chat_ids), Delivery.status == DeliveryStatus.PENDING)
         .order_by(col(Delivery.id))
-        .limit(1)
-    ).first()
-    if delivery is None or delivery.next_attempt_at > now:
-        return None
-    return delivery
+    ).all()
+    queues: dict[int, list[Delivery]] = {}
+    for delivery in rows:
+        queues.setdefault(delivery.chat_id, []).append(delivery)
+    return queues
 
 
 def pending_count(session: Session) -> int:

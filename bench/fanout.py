@@ -14,7 +14,9 @@ from sqlalchemy import insert
 from bench.measure import emit, peak_rss_mb, span
 
 
-async def run(api: str, token: str, chats: int, rate: float, concurrency: int, workdir: Path) -> dict[str, object]:
+async def run(
+    api: str, token: str, chats: int, rate: float, concurrency: int, workdir: Path
+) -> dict[str, object]:
     from bot.config import load_settings
     from bot.db.engine import make_engine
     from bot.db.migrate import upgrade
@@ -30,10 +32,62 @@ async def run(api: str, token: str, chats: int, rate: float, concurrency: int, w
     now = datetime.now(UTC)
     text = '<b><a href="https://blog.example/post/">A new post</a></b>\nBlog · 8 Sep 2026\n\nA summary.'
     with engine.begin() as conn:
-        conn.execute(insert(Feed), [{"slug": "f", "url": "http://127.0.0.1:9/", "title": "F", "trusted": True, "status": "ok", "error_count": 0, "baseline_done": True, "created_at": now, "next_check_at": now}])
-        conn.execute(insert(Item), [{"feed_id": 1, "key": "k", "title": "t", "categories": [], "text": "", "fingerprint": "f", "first_seen_at": now, "last_changed_at": now, "last_seen_at": now}])
-        conn.execute(insert(Chat), [{"id": c, "type": "private", "title": "", "active": True, "created_at": now} for c in range(1, chats + 1)])
-        conn.execute(insert(Delivery), [{"chat_id": c, "feed_id": 1, "item_id": 1, "kind": "new", "text": text, "status": "pending", "attempts": 0, "created_at": now, "next_attempt_at": now} for c in range(1, chats + 1)])
+        conn.execute(
+            insert(Feed),
+            [
+                {
+                    "slug": "f",
+                    "url": "http://127.0.0.1:9/",
+                    "title": "F",
+                    "trusted": True,
+                    "status": "ok",
+                    "error_count": 0,
+                    "baseline_done": True,
+                    "created_at": now,
+                    "next_check_at": now,
+                }
+            ],
+        )
+        conn.execute(
+            insert(Item),
+            [
+                {
+                    "feed_id": 1,
+                    "key": "k",
+                    "title": "t",
+                    "categories": [],
+                    "text": "",
+                    "fingerprint": "f",
+                    "first_seen_at": now,
+                    "last_changed_at": now,
+                    "last_seen_at": now,
+                }
+            ],
+        )
+        conn.execute(
+            insert(Chat),
+            [
+                {"id": c, "type": "private", "title": "", "active": True, "created_at": now}
+                for c in range(1, chats + 1)
+            ],
+        )
+        conn.execute(
+            insert(Delivery),
+            [
+                {
+                    "chat_id": c,
+                    "feed_id": 1,
+                    "item_id": 1,
+                    "kind": "new",
+                    "text": text,
+                    "status": "pending",
+                    "attempts": 0,
+                    "created_at": now,
+                    "next_attempt_at": now,
+                }
+                for c in range(1, chats + 1)
+            ],
+        )
     settings = load_settings(
         _env_file=None,
         database_url=url,

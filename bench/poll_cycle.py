@@ -116,7 +116,7 @@ async def _fresh_poller(workdir: Path, urls: list[str]):  # type: ignore[no-unty
     from bot.pipeline import Poller
     from bot.runtime import make_fetcher
 
-    workdir.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 - set-up, not measured
+    workdir.mkdir(parents=True, exist_ok=True)
     url = f"sqlite:///{workdir / 'feedwatch.db'}"
     settings = load_settings(
         _env_file=None, database_url=url, poll_concurrency=CONCURRENCY, allow_private_feed_urls=True
@@ -154,13 +154,66 @@ def _fill(engine, items: int) -> None:  # type: ignore[no-untyped-def]
     now = datetime.now(UTC)
     feeds = items // 50
     with engine.begin() as conn:
-        conn.execute(insert(Feed), [{"slug": f"filler{f}", "url": f"http://127.0.0.1:9/{f}", "title": "", "trusted": True, "status": "ok", "error_count": 0, "baseline_done": True, "created_at": now, "next_check_at": datetime(2100, 1, 1, tzinfo=UTC)} for f in range(feeds)])
+        conn.execute(
+            insert(Feed),
+            [
+                {
+                    "slug": f"filler{f}",
+                    "url": f"http://127.0.0.1:9/{f}",
+                    "title": "",
+                    "trusted": True,
+                    "status": "ok",
+                    "error_count": 0,
+                    "baseline_done": True,
+                    "created_at": now,
+                    "next_check_at": datetime(2100, 1, 1, tzinfo=UTC),
+                }
+                for f in range(feeds)
+            ],
+        )
         ids = [row[0] for row in conn.exec_driver_sql("SELECT id FROM feed ORDER BY id")]
-        rows = [{"feed_id": ids[n // 50], "key": f"k{n}", "title": f"Old post {n}", "categories": ["Blog"], "text": "Some old text. " * 20, "fingerprint": f"{n:064x}", "first_seen_at": now, "last_changed_at": now, "last_seen_at": now} for n in range(items)]
+        rows = [
+            {
+                "feed_id": ids[n // 50],
+                "key": f"k{n}",
+                "title": f"Old post {n}",
+                "categories": ["Blog"],
+                "text": "Some old text. " * 20,
+                "fingerprint": f"{n:064x}",
+                "first_seen_at": now,
+                "last_changed_at": now,
+                "last_seen_at": now,
+            }
+            for n in range(items)
+        ]
         for start in range(0, len(rows), 5000):
             conn.execute(insert(Item), rows[start : start + 5000])
-        conn.execute(insert(Chat), [{"id": 10_000_000 + c, "type": "private", "title": "", "active": True, "created_at": now} for c in range(10_000)])
-        conn.execute(insert(Subscription), [{"chat_id": 10_000_000 + c, "feed_id": ids[c % feeds], "include": [], "exclude": [], "created_at": now} for c in range(10_000)])
+        conn.execute(
+            insert(Chat),
+            [
+                {
+                    "id": 10_000_000 + c,
+                    "type": "private",
+                    "title": "",
+                    "active": True,
+                    "created_at": now,
+                }
+                for c in range(10_000)
+            ],
+        )
+        conn.execute(
+            insert(Subscription),
+            [
+                {
+                    "chat_id": 10_000_000 + c,
+                    "feed_id": ids[c % feeds],
+                    "include": [],
+                    "exclude": [],
+                    "created_at": now,
+                }
+                for c in range(10_000)
+            ],
+        )
 
 
 def _plans(engine) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -175,7 +228,9 @@ def _plans(engine) -> dict[str, str]:  # type: ignore[no-untyped-def]
     out = {}
     with engine.connect() as conn:
         for name, sql in queries.items():
-            out[name] = "; ".join(row[3] for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql))
+            out[name] = "; ".join(
+                row[3] for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql)
+            )
     return out
 
 

@@ -76,24 +76,26 @@ class Deliverer:
 
         async def drain(chat_id: int, queue: list[Delivery]) -> int:
             async with gate:
-                try:
-                    return await self._drain_chat(chat_id, queue)
-                finally:
-                    self._lease_ends.pop(chat_id, None)
-                    await self._db(
-                        lambda s: store.release_chat(s, chat_id=chat_id, owner=self.owner)
-                    )
+                return await self._drain_chat(chat_id, queue)
 
         while not self.stopping:
             chat_ids = await asyncio.to_thread(self._claim_chats)
             if not chat_ids:
                 break
             queues = await asyncio.to_thread(self._queues, chat_ids)
-            counts = await asyncio.gather(*(drain(c, queues.get(c, [])) for c in chat_ids))
+            try:
+                counts = await asyncio.gather(*(drain(c, queues.get(c, [])) for c in chat_ids))
+            finally:  # one statement releases the whole batch
+                for chat_id in chat_ids:
+                    self._lease_ends.pop(chat_id, None)
+                await self._release(chat_ids)
             sent += sum(counts)
             if sum(counts) == 0:
                 break  # everything left is waiting for a retry time
         return sent
+
+    async def _release(self, chat_ids: list[int]) -> None:
+        await self._db(lambda s: store.release_chats(s, chat_ids=chat_ids, owner=self.owner))
 
     def _claim_chats(self) -> list[int]:
         """Lease up to 50 chats with due messages; other workers skip them until released."""
@@ -208,8 +210,12 @@ class Deliverer:
             )
             return "next" if give_up else "stop"
         now = self.clock()
-        await self._db(lambda s: store.mark_sent(s, delivery_id=delivery.id or 0, now=now))
+        await asyncio.to_thread(self._mark_sent, delivery.id, now)
         return "sent"
+
+    def _mark_sent(self, delivery_id: int, now: datetime) -> None:
+        with self.engine.begin() as connection:
+            store.mark_sent(connection, delivery_id=delivery_id, now=now)
 
     async def _db(self, work: Callable[[Session], T]) -> T:
         def run() -> T:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, insert, or_, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, or_, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -428,10 +428,10 @@ def claim_chats(
     return [int(chat_id) for (chat_id,) in claimed.all()]
 
 
-def release_chat(session: Session, *, chat_id: int, owner: str) -> None:
+def release_chats(session: Session, *, chat_ids: list[int], owner: str) -> None:
     session.exec(
         update(Chat)
-        .where(col(Chat.id) == chat_id, col(Chat.lease_owner) == owner)
+        .where(col(Chat.id).in_(chat_ids), col(Chat.lease_owner) == owner)
         .values(lease_until=None, lease_owner=None)
     )
 
@@ -482,12 +482,17 @@ def get_state(session: Session, *, key: str) -> State | None:
     return session.get(State, key)
 
 
-def mark_sent(session: Session, *, delivery_id: int, now: datetime) -> None:
-    session.exec(
-        update(Delivery)
-        .where(col(Delivery.id) == delivery_id)
-        .values(status=DeliveryStatus.SENT, sent_at=now)
-    )
+# Built once: marking a message sent is the statement a fan-out runs once per message.
+MARK_SENT = (
+    update(Delivery)
+    .where(col(Delivery.id) == bindparam("delivery_id"))
+    .values(status=DeliveryStatus.SENT, sent_at=bindparam("sent_at"))
+)
+
+
+def mark_sent(connection: Connection, *, delivery_id: int, now: datetime) -> None:
+    """Takes a Core connection, not a session: no ORM work on the per-message path."""
+    connection.execute(MARK_SENT, {"delivery_id": delivery_id, "sent_at": now})
 
 
 def mark_retry(

@@ -82,7 +82,13 @@ def main() -> None:
         f"{change_cpu / floor['cpu']:.2f}×",
         "≤ 1.3×",
     )  # type: ignore[operator]
-    row("CPU per 304 answer", f"{fw['per_304']['cpu_ms']:.2f} ms", "reader ≈ 2 ms (the issue's figure, not measured here)", "-", "≤ 0.3 ms")  # type: ignore[index]
+    row(
+        "CPU per 304 answer",
+        f"{fw['per_304']['cpu_ms']:.2f} ms",
+        "reader ≈ 2 ms (the issue's figure, not measured here)",
+        "-",
+        "≤ 0.3 ms",
+    )  # type: ignore[index]
 
     print("2. unchanged feed, server ignores validators", flush=True)
     big = fw["per_unchanged_big"]["cpu_ms"]  # type: ignore[index]

@@ -27,35 +27,14 @@ async def run_feedwatch(
 ) -> dict[str, object]:
     from sqlmodel import Session
 
-    from bot.config import load_settings
     from bot.db import store
-    from bot.db.engine import make_engine, transaction
-    from bot.db.migrate import upgrade
-    from bot.pipeline import Poller
-    from bot.runtime import make_fetcher
 
-    url = f"sqlite:///{workdir / 'feedwatch.db'}"
-    settings = load_settings(
-        _env_file=None, database_url=url, poll_concurrency=CONCURRENCY, allow_private_feed_urls=True
-    )
-    upgrade(url)
-    engine = make_engine(url)
     filler = int(next((a.split("=")[1] for a in sys.argv if a.startswith("--filler=")), "0"))
-    if filler:
-        _fill(engine, filler)
-    with transaction(engine) as session:
-        for i in range(n):
-            feed = store.add_feed(
-                session, slug=f"f{i}", url=feed_url(base, i, small), title="", trusted=True
-            )
-            assert feed.id is not None
-            for c in range(3):
-                store.upsert_chat(session, chat_id=i * 3 + c + 1, type_="private", title="")
-                store.subscribe(session, chat_id=i * 3 + c + 1, feed_id=feed.id)
+    urls = [feed_url(base, i, small) for i in range(n)]
+    poller, engine = _setup(workdir, urls, chats_per_feed=3, filler=filler)
     httpx.post(f"{base}/_reset")
     out: dict[str, object] = {}
-    async with make_fetcher(settings) as fetcher:
-        poller = Poller(engine, fetcher, settings)
+    async with poller.fetcher:
         _make_due(engine)
         with span() as baseline:
             await poller.poll_due()
@@ -88,7 +67,7 @@ async def _micro(base: str, workdir: Path) -> dict[str, object]:
         ("per_unchanged_big", [f"{feed_url(base, same_big, False)}?copy={k}" for k in range(100)]),
     )
     for label, urls in cases:
-        poller, engine = await _fresh_poller(workdir / label, urls)
+        poller, engine = _setup(workdir / label, urls)
         async with poller.fetcher:
             await poller.poll_due(all_feeds=True)  # baseline
             with span() as s:
@@ -108,7 +87,8 @@ async def _micro(base: str, workdir: Path) -> dict[str, object]:
     return result
 
 
-async def _fresh_poller(workdir: Path, urls: list[str]):  # type: ignore[no-untyped-def]
+def _setup(workdir: Path, urls: list[str], *, chats_per_feed: int = 0, filler: int = 0):  # type: ignore[no-untyped-def]
+    """A migrated SQLite database with these feeds (and chats subscribed to each), a poller."""
     from bot.config import load_settings
     from bot.db import store
     from bot.db.engine import make_engine, transaction
@@ -123,12 +103,17 @@ async def _fresh_poller(workdir: Path, urls: list[str]):  # type: ignore[no-unty
     )
     upgrade(url)
     engine = make_engine(url)
-    filler = int(next((a.split("=")[1] for a in sys.argv if a.startswith("--filler=")), "0"))
     if filler:
         _fill(engine, filler)
+    chat_id = 0
     with transaction(engine) as session:
-        for n, feed_url_ in enumerate(urls):
-            store.add_feed(session, slug=f"m{n}", url=feed_url_, title="", trusted=True)
+        for n, address in enumerate(urls):
+            feed = store.add_feed(session, slug=f"f{n}", url=address, title="", trusted=True)
+            assert feed.id is not None
+            for _ in range(chats_per_feed):
+                chat_id += 1
+                store.upsert_chat(session, chat_id=chat_id, type_="private", title="")
+                store.subscribe(session, chat_id=chat_id, feed_id=feed.id)
     return Poller(engine, make_fetcher(settings), settings), engine
 
 

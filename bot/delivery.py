@@ -156,7 +156,8 @@ class Deliverer:
                 chat_id=delivery.chat_id,
                 text=to_plain(delivery.text) if plain else delivery.text,
                 parse_mode=None if plain else ParseMode.HTML,
-                link_preview_options=LinkPreviewOptions(is_disabled=True),
+                link_preview_options=LinkPreviewOptions(is_disabled=not delivery.preview),
+                message_thread_id=delivery.thread_id,
             )
         except RetryAfter as exc:
             wait = _seconds(exc.retry_after)

@@ -23,7 +23,7 @@ from sqlmodel import Session
 from bot import metrics
 from bot.config import Settings
 from bot.core.detect import detect
-from bot.core.filters import matches
+from bot.core.filters import wants
 from bot.core.model import Change, FeedInfo, RawFeed
 from bot.core.parse import NotAFeed, finish_feed, read_feed
 from bot.core.render import render_change
@@ -320,15 +320,17 @@ class Poller:
         deliveries = []
         for change in changes:
             text = render_change(change, info)
-            for chat_id, flt in audience:
-                if matches(flt, change.item.categories):
+            for reader in audience:
+                if wants(reader, change):
                     deliveries.append(
                         Delivery(
-                            chat_id=chat_id,
+                            chat_id=reader.chat_id,
                             feed_id=feed.id,
                             item_id=ids[change.item.key],
                             kind=change.kind.value,
                             text=text,
+                            preview=reader.preview,
+                            thread_id=reader.thread_id,
                         )
                     )
         store.enqueue(session, deliveries=deliveries)

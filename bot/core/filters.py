@@ -1,4 +1,4 @@
-"""Category filters: the `/filter` argument syntax and matching an item against it.
+"""Category and keyword filters: the `/filter` and `/keywords` syntax and matching an item.
 
 Syntax: comma-separated names, so a category may contain spaces ("Press Release"); a leading `-`
 excludes. Matching is case-insensitive and whitespace-trimmed. An item passes when (there are no
@@ -7,10 +7,15 @@ includes, or it has at least one included category) and it has none of the exclu
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable
 
-from bot.core.model import CategoryFilter
+from bot.core.model import Audience, CategoryFilter, Change, ChangeKind, KeywordFilter
 from bot.core.text import clean_inline
+
+_WORD = re.compile(r"\w+")
+_KEYWORD_PART = re.compile(r'\s*(-?)\s*(?:"([^"]*)"|([^,"]+))\s*(?:,|$)')
 
 
 class FilterSyntaxError(ValueError):
@@ -58,3 +63,70 @@ def unknown_categories(flt: CategoryFilter, known: Iterable[str]) -> list[str]:
     """Names in the filter never seen on the feed (accepted, but worth a note)."""
     seen = {name.casefold() for name in known}
     return [name for name in (*flt.include, *flt.exclude) if name.casefold() not in seen]
+
+
+def parse_keywords(text: str, *, max_keywords: int = 50) -> KeywordFilter:
+    """`word, "two words", -word`: literal words only (no patterns, so nothing to backtrack)."""
+    include: dict[str, str] = {}
+    exclude: dict[str, str] = {}
+    position = 0
+    text = text.strip()
+    while position < len(text):
+        match = _KEYWORD_PART.match(text, position)
+        if match is None or match.end() == position:
+            raise FilterSyntaxError('use words or "quoted phrases" separated by commas')
+        position = match.end()
+        negative, quoted, bare = match.groups()
+        words = fold_words(quoted if quoted is not None else bare)
+        if not words:
+            raise FilterSyntaxError("a keyword needs at least one letter or digit")
+        phrase = " ".join(words)
+        if len(phrase) > 100:
+            raise FilterSyntaxError("keywords are at most 100 characters")
+        shown = clean_inline(quoted if quoted is not None else bare)
+        (exclude if negative else include).setdefault(phrase, shown)
+    if not include and not exclude:
+        raise FilterSyntaxError("give at least one keyword")
+    if len(include) + len(exclude) > max_keywords:
+        raise FilterSyntaxError(f"at most {max_keywords} keywords")
+    return KeywordFilter(include=tuple(include.values()), exclude=tuple(exclude.values()))
+
+
+def fold_words(text: str) -> list[str]:
+    """Words for matching: accents removed, case folded ("Café" and "cafe" are one word)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return _WORD.findall(bare.casefold())
+
+
+def keywords_match(flt: KeywordFilter, text: str) -> bool:
+    if flt.is_empty:
+        return True
+    haystack = " " + " ".join(fold_words(text)) + " "
+
+    def found(phrase: str) -> bool:
+        return " " + " ".join(fold_words(phrase)) + " " in haystack
+
+    if any(found(phrase) for phrase in flt.exclude):
+        return False
+    return not flt.include or any(found(phrase) for phrase in flt.include)
+
+
+def describe_keywords(flt: KeywordFilter) -> str:
+    if flt.is_empty:
+        return "none"
+
+    def show(word: str) -> str:
+        return f'"{word}"' if " " in word else word
+
+    return ", ".join([*map(show, flt.include), *(f"-{show(w)}" for w in flt.exclude)])
+
+
+def wants(audience: Audience, change: Change) -> bool:
+    """Categories AND keywords AND (a new post, or edits are wanted)."""
+    if change.kind is ChangeKind.EDITED and not audience.edits:
+        return False
+    item = change.item
+    return matches(audience.categories, item.categories) and keywords_match(
+        audience.keywords, f"{item.title}\n{item.text}"
+    )

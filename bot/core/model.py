@@ -121,3 +121,27 @@ class FeedInfo:
 
     slug: str
     title: str
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordFilter:
+    """Literal words or phrases matched as whole words in title and summary text."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.include and not self.exclude
+
+
+@dataclass(frozen=True, slots=True)
+class Audience:
+    """One subscription as the fan-out sees it."""
+
+    chat_id: int
+    categories: CategoryFilter = CategoryFilter()
+    keywords: KeywordFilter = KeywordFilter()
+    edits: bool = True
+    preview: bool = False
+    thread_id: int | None = None

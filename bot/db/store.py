@@ -12,7 +12,14 @@ from sqlalchemy import Connection, bindparam, delete, func, insert, or_, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from bot.core.model import CategoryFilter, Detection, ParsedFeed, StoredItem
+from bot.core.model import (
+    Audience,
+    CategoryFilter,
+    Detection,
+    KeywordFilter,
+    ParsedFeed,
+    StoredItem,
+)
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Feed, Item, State, Subscription
 
 # --- feeds -----------------------------------------------------------------------------------
@@ -327,14 +334,13 @@ def migrate_chat(session: Session, *, old_id: int, new_id: int) -> None:
         session.add(old)
 
 
-def subscribe(session: Session, *, chat_id: int, feed_id: int) -> bool:
-    """Subscribe; False when the chat already was."""
-    existing = session.exec(
-        select(Subscription).where(Subscription.chat_id == chat_id, Subscription.feed_id == feed_id)
-    ).first()
-    if existing is not None:
+def subscribe(
+    session: Session, *, chat_id: int, feed_id: int, thread_id: int | None = None
+) -> bool:
+    """Subscribe (into a forum topic when `thread_id` is given); False when it already was."""
+    if get_subscription(session, chat_id=chat_id, feed_id=feed_id) is not None:
         return False
-    session.add(Subscription(chat_id=chat_id, feed_id=feed_id))
+    session.add(Subscription(chat_id=chat_id, feed_id=feed_id, thread_id=thread_id))
     session.flush()
     return True
 
@@ -376,18 +382,52 @@ def set_filter(session: Session, *, chat_id: int, feed_id: int, flt: CategoryFil
     return True
 
 
-def feed_audience(session: Session, *, feed_id: int) -> list[tuple[int, CategoryFilter]]:
-    """Active chats subscribed to a feed, with their filters."""
+def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
+    """Active, unpaused chats subscribed to a feed, with their filters and settings."""
     rows = session.exec(
-        select(Subscription.chat_id, Subscription.include, Subscription.exclude)
+        select(Subscription)
         .join(Chat, col(Chat.id) == col(Subscription.chat_id))
-        .where(Subscription.feed_id == feed_id, col(Chat.active).is_(True))
+        .where(
+            Subscription.feed_id == feed_id,
+            col(Chat.active).is_(True),
+            col(Chat.paused).is_(False),
+        )
         .order_by(col(Subscription.chat_id))
     ).all()
-    return [
-        (chat_id, CategoryFilter(include=tuple(inc or ()), exclude=tuple(exc or ())))
-        for chat_id, inc, exc in rows
-    ]
+    return [audience(sub) for sub in rows]
+
+
+def audience(sub: Subscription) -> Audience:
+    return Audience(
+        chat_id=sub.chat_id,
+        categories=CategoryFilter(
+            include=tuple(sub.include or ()), exclude=tuple(sub.exclude or ())
+        ),
+        keywords=KeywordFilter(
+            include=tuple(sub.keywords or ()), exclude=tuple(sub.without_keywords or ())
+        ),
+        edits=sub.edits,
+        preview=sub.preview,
+        thread_id=sub.thread_id,
+    )
+
+
+def get_subscription(session: Session, *, chat_id: int, feed_id: int) -> Subscription | None:
+    return session.exec(
+        select(Subscription).where(Subscription.chat_id == chat_id, Subscription.feed_id == feed_id)
+    ).first()
+
+
+def is_paused(session: Session, *, chat_id: int) -> bool:
+    chat = session.get(Chat, chat_id)
+    return chat is not None and chat.paused
+
+
+def set_paused(session: Session, *, chat_id: int, paused: bool) -> None:
+    chat = session.get(Chat, chat_id)
+    if chat is not None:
+        chat.paused = paused
+        session.add(chat)
 
 
 # --- deliveries ------------------------------------------------------------------------------

@@ -6,7 +6,17 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from sqlalchemy import JSON, BigInteger, Column, Index, MetaData, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Index,
+    MetaData,
+    Text,
+    UniqueConstraint,
+    false,
+    true,
+)
 from sqlmodel import Field, SQLModel
 
 # Named constraints so batch migrations on SQLite can drop and recreate them.
@@ -82,6 +92,7 @@ class Chat(SQLModel, table=True):
     type: str = Field(default="private", max_length=16)
     title: str = Field(default="", max_length=256)
     active: bool = True
+    paused: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     created_at: datetime = Field(default_factory=utcnow)
     lease_until: datetime | None = Field(default=None, description="a worker is delivering here")
     lease_owner: str | None = Field(default=None, max_length=128)
@@ -97,6 +108,11 @@ class Subscription(SQLModel, table=True):
     feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE", index=True)
     include: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     exclude: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
+    without_keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
+    edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
+    preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -111,6 +127,8 @@ class Delivery(SQLModel, table=True):
     item_id: int = Field(foreign_key="item.id", ondelete="CASCADE")
     kind: str = Field(max_length=16)
     text: str = Field(sa_column=Column(Text, nullable=False))
+    preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     status: str = Field(default=DeliveryStatus.PENDING, max_length=16)
     attempts: int = 0
     last_error: str | None = Field(default=None, max_length=1000)

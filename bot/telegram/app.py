@@ -98,6 +98,11 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
         "list": handlers.cmd_list,
         "categories": handlers.cmd_categories,
         "filter": handlers.cmd_filter,
+        "keywords": handlers.cmd_keywords,
+        "edits": handlers.cmd_edits,
+        "preview": handlers.cmd_preview,
+        "pause": handlers.cmd_pause,
+        "resume": handlers.cmd_resume,
         "addfeed": handlers.cmd_addfeed,
         "removefeed": handlers.cmd_removefeed,
     }

@@ -14,8 +14,15 @@ from telegram import Chat, ChatMember, ChatMemberUpdated, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.ext import ContextTypes
 
-from bot.core.filters import FilterSyntaxError, describe, parse_filter, unknown_categories
-from bot.core.model import CategoryFilter
+from bot.core.filters import (
+    FilterSyntaxError,
+    describe,
+    describe_keywords,
+    parse_filter,
+    parse_keywords,
+    unknown_categories,
+)
+from bot.core.model import CategoryFilter, KeywordFilter
 from bot.db import store
 from bot.db.tables import Feed
 from bot.pipeline import FeedAddError
@@ -135,10 +142,13 @@ async def cmd_subscribe(update: Update, context: Context) -> None:
     svc = services(context)
     feed_id, limit = feed.id, svc.settings.max_subscriptions_per_chat
 
+    thread_id = message.message_thread_id if message.is_topic_message else None
+
     def work(session: Session) -> str:
         if store.count_subscriptions(session, chat_id=chat.id) >= limit:
             return "limit"
-        return "added" if store.subscribe(session, chat_id=chat.id, feed_id=feed_id) else "had"
+        added = store.subscribe(session, chat_id=chat.id, feed_id=feed_id, thread_id=thread_id)
+        return "added" if added else "had"
 
     result = await svc.write(work)
     if result == "limit":
@@ -191,8 +201,22 @@ async def cmd_list(update: Update, context: Context) -> None:
         return
     lines = ["<b>Subscriptions</b>"]
     for sub, feed in subs:
-        flt = CategoryFilter(include=tuple(sub.include), exclude=tuple(sub.exclude))
-        lines.append(f"<code>{esc(feed.slug)}</code> — {esc(feed.title)}: {esc(describe(flt))}")
+        reader = store.audience(sub)
+        extras = []
+        if not reader.keywords.is_empty:
+            extras.append(f"keywords {describe_keywords(reader.keywords)}")
+        if not reader.edits:
+            extras.append("no edits")
+        if reader.preview:
+            extras.append("previews on")
+        if reader.thread_id is not None:
+            extras.append(f"topic {reader.thread_id}")
+        tail = f" ({'; '.join(extras)})" if extras else ""
+        line = f"{describe(reader.categories)}{tail}"
+        lines.append(f"<code>{esc(feed.slug)}</code> — {esc(feed.title)}: {esc(line)}")
+    paused = await services(context).read(lambda s: store.is_paused(s, chat_id=chat_id))
+    if paused:
+        lines.append("\nNotifications are paused: /resume to restart them.")
     await reply(update, "\n".join(lines))
 
 
@@ -259,6 +283,115 @@ async def cmd_filter(update: Update, context: Context) -> None:
             f"{'has' if len(unknown) == 1 else 'have'} not been seen on this feed yet."
         )
     await reply(update, text)
+
+
+async def cmd_keywords(update: Update, context: Context) -> None:
+    """/keywords SLUG WORD[, "TWO WORDS"…] | off"""
+    message = update.effective_message
+    if message is None or not await _may_change(update, context):
+        return
+    usage = f"Usage: {texts.USAGE['keywords']}"
+    parts = command_args(message).split(maxsplit=1)
+    if len(parts) < 2:
+        await reply(update, usage)
+        return
+    slug, spec = parts
+    feed = await find_feed(update, context, slug, texts.USAGE["keywords"])
+    if feed is None or feed.id is None:
+        return
+    if spec.strip().lower() == "off":
+        words = KeywordFilter()
+    else:
+        try:
+            words = parse_keywords(
+                spec, max_keywords=services(context).settings.max_categories_per_filter
+            )
+        except FilterSyntaxError as exc:
+            await reply(update, f"{esc(exc)}. {usage}")
+            return
+    chat_id, feed_id = message.chat_id, feed.id
+
+    def work(session: Session) -> bool:
+        sub = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
+        if sub is None:
+            return False
+        sub.keywords, sub.without_keywords = list(words.include), list(words.exclude)
+        session.add(sub)
+        return True
+
+    if await services(context).write(work):
+        await reply(
+            update, f"Keywords for <b>{esc(feed.title)}</b>: {esc(describe_keywords(words))}."
+        )
+    else:
+        await reply(update, _not_subscribed(feed))
+
+
+async def cmd_edits(update: Update, context: Context) -> None:
+    """/edits SLUG on|off"""
+    await _toggle(update, context, "edits", "Edit notifications")
+
+
+async def cmd_preview(update: Update, context: Context) -> None:
+    """/preview SLUG on|off"""
+    await _toggle(update, context, "preview", "Link previews")
+
+
+async def _toggle(update: Update, context: Context, field: str, label: str) -> None:
+    message = update.effective_message
+    if message is None or not await _may_change(update, context):
+        return
+    parts = command_args(message).split()
+    if len(parts) != 2 or parts[1].lower() not in ("on", "off"):
+        await reply(update, f"Usage: {texts.USAGE[field]}")
+        return
+    feed = await find_feed(update, context, parts[0], texts.USAGE[field])
+    if feed is None or feed.id is None:
+        return
+    value, chat_id, feed_id = parts[1].lower() == "on", message.chat_id, feed.id
+
+    def work(session: Session) -> bool:
+        sub = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
+        if sub is None:
+            return False
+        setattr(sub, field, value)
+        session.add(sub)
+        return True
+
+    if await services(context).write(work):
+        state = "on" if value else "off"
+        await reply(update, f"{label} for <b>{esc(feed.title)}</b>: {state}.")
+    else:
+        await reply(update, _not_subscribed(feed))
+
+
+async def cmd_pause(update: Update, context: Context) -> None:
+    """/pause: no notifications here until /resume; subscriptions and filters are kept."""
+    await _pause(update, context, paused=True)
+
+
+async def cmd_resume(update: Update, context: Context) -> None:
+    """/resume"""
+    await _pause(update, context, paused=False)
+
+
+async def _pause(update: Update, context: Context, *, paused: bool) -> None:
+    if not await _may_change(update, context):
+        return
+    chat = await remember_chat(update, context)
+    assert chat is not None
+    await services(context).write(lambda s: store.set_paused(s, chat_id=chat.id, paused=paused))
+    if paused:
+        await reply(update, "Paused. Subscriptions and filters are kept; /resume to restart.")
+    else:
+        await reply(update, "Resumed: new posts will appear here again.")
+
+
+def _not_subscribed(feed: Feed) -> str:
+    return (
+        f"This chat is not subscribed to <b>{esc(feed.title)}</b>: "
+        f"<code>/subscribe {esc(feed.slug)}</code> first."
+    )
 
 
 async def cmd_addfeed(update: Update, context: Context) -> None:

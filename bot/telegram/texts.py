@@ -11,6 +11,11 @@ COMMANDS: list[tuple[str, str]] = [
     ("list", "this chat's subscriptions and filters"),
     ("categories", "categories seen on a feed"),
     ("filter", "only some categories from a feed"),
+    ("keywords", "only posts with some words"),
+    ("edits", "notify about edits or not"),
+    ("preview", "link previews on or off"),
+    ("pause", "pause every notification here"),
+    ("resume", "resume notifications"),
 ]
 
 USAGE = {
@@ -22,6 +27,13 @@ USAGE = {
         "e.g. <code>/filter lumen-blog Blog, -Community, -Press Release</code>; "
         "<code>/filter SLUG off</code> clears it"
     ),
+    "keywords": (
+        '/keywords SLUG WORD[, "TWO WORDS"…] — a leading - excludes; e.g. '
+        '<code>/keywords lumen-blog compiler, "open source", -webinar</code>; '
+        "<code>/keywords SLUG off</code> clears them"
+    ),
+    "edits": "/edits SLUG on|off — e.g. <code>/edits lumen-blog off</code> for new posts only",
+    "preview": "/preview SLUG on|off — e.g. <code>/preview lumen-blog on</code>",
     "addfeed": "/addfeed URL [SLUG] — e.g. <code>/addfeed https://example.org/feed/ example</code>",
     "removefeed": "/removefeed SLUG",
 }
@@ -36,7 +48,15 @@ HELP = (
     f"{USAGE['unsubscribe']}\n"
     "/list — this chat's subscriptions and their filters\n"
     f"{USAGE['categories']}\n"
-    f"{USAGE['filter']}\n\n"
+    f"{USAGE['filter']}\n"
+    f"{USAGE['keywords']}\n"
+    "Keywords match whole words in the title and text, ignoring case and accents; "
+    "categories and keywords must both match.\n"
+    f"{USAGE['edits']}\n"
+    f"{USAGE['preview']}\n"
+    "/pause and /resume — stop and restart every notification in this chat, keeping "
+    "subscriptions and filters.\n"
+    "A /subscribe sent inside a forum topic delivers into that topic.\n\n"
     "In groups, only administrators can change subscriptions and filters.\n"
     "Operators can also use "
     f"{USAGE['addfeed']} and {USAGE['removefeed']}."

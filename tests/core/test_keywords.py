@@ -1,0 +1,76 @@
+"""Keyword filters: literal whole words and phrases, case- and accent-insensitive."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.core.filters import (
+    FilterSyntaxError,
+    describe_keywords,
+    keywords_match,
+    parse_keywords,
+    wants,
+)
+from bot.core.model import Audience, CategoryFilter, Change, ChangeKind, ParsedItem
+
+
+def test_parse_words_phrases_and_exclusions() -> None:
+    flt = parse_keywords('Compiler, "open source", -webinar, - "press kit"')
+    assert flt.include == ("Compiler", "open source") and flt.exclude == ("webinar", "press kit")
+    assert describe_keywords(flt) == 'Compiler, "open source", -webinar, -"press kit"'
+
+
+@pytest.mark.parametrize(
+    ("spec", "text", "expected"),
+    [
+        ("compiler", "A new Compiler release.", True),
+        ("compiler", "Compilers are fun", False),  # whole words only
+        ("cafe", "Meet us at the Café", True),  # accents ignored
+        ("CAFÉ", "the cafe opens", True),
+        ('"open source"', "Open  source AI", True),
+        ('"open source"', "open, closed and source", False),
+        ("compiler, -webinar", "compiler webinar", False),
+        ("-webinar", "a talk", True),
+        ("c++", "we love c and more", True),  # literal: punctuation is not a pattern
+        ("a.*b", "a b", True),  # still literal words "a" and "b"
+    ],
+)
+def test_matching(spec: str, text: str, expected: bool) -> None:
+    assert keywords_match(parse_keywords(spec), text) is expected
+
+
+@pytest.mark.parametrize("spec", ["", " , ", "-", '"unclosed', '"", x'])
+def test_bad_keyword_syntax(spec: str) -> None:
+    with pytest.raises(FilterSyntaxError):
+        parse_keywords(spec)
+
+
+@given(st.text(max_size=200), st.text(max_size=2000))
+def test_any_input_either_parses_or_is_refused_and_matching_is_total(spec: str, text: str) -> None:
+    try:
+        flt = parse_keywords(spec)
+    except FilterSyntaxError:
+        return
+    assert isinstance(keywords_match(flt, text), bool)
+
+
+def _change(kind: ChangeKind, title: str, categories: tuple[str, ...]) -> Change:
+    item = ParsedItem("k", title, None, None, None, categories, "body", "f", 0)
+    return Change(kind, item)
+
+
+def test_wants_combines_categories_keywords_and_edits() -> None:
+    reader = Audience(
+        chat_id=1, categories=CategoryFilter(include=("Blog",)), keywords=parse_keywords("compiler")
+    )
+    assert wants(reader, _change(ChangeKind.NEW, "Compiler news", ("Blog",)))
+    assert not wants(reader, _change(ChangeKind.NEW, "Compiler news", ("Events",)))
+    assert not wants(reader, _change(ChangeKind.NEW, "Other news", ("Blog",)))
+    assert wants(reader, _change(ChangeKind.EDITED, "Compiler news", ("Blog",)))
+    assert not wants(
+        replace(reader, edits=False), _change(ChangeKind.EDITED, "Compiler news", ("Blog",))
+    )

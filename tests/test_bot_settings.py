@@ -1,0 +1,112 @@
+"""Keywords, edit and preview switches, pause/resume and forum topics, through PTB and the fake
+Bot API, end to end with the feed server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.fakes.bot_api import FakeBotApi
+from tests.fakes.feed_server import FeedServer
+from tests.fixtures import blog
+from tests.harness import RunningBot, bot_settings, running_bot
+from tests.test_bot_delivery import command, cycle, titles
+
+CHAT, FORUM, ADMIN = 111, -100123, 77
+
+
+@pytest.fixture
+async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600)
+    async with running_bot(settings) as running:
+        url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+        await running.services.poller.add_feed(url, slug="lumen", trusted=True)
+        yield running
+
+
+async def ask(api: FakeBotApi, text: str, chat_id: int = CHAT) -> str:
+    before = len(api.texts(chat_id))
+    await command(api, text, chat_id)
+    return api.texts(chat_id)[before]
+
+
+async def test_keywords_narrow_the_posts(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    await command(bot_api, "/subscribe lumen", CHAT)
+    reply = await ask(bot_api, '/keywords lumen "platinum member", -Lisbon')
+    assert reply == 'Keywords for <b>Lumen Blog</b>: "platinum member", -Lisbon.'
+    assert 'keywords "platinum member", -Lisbon' in await ask(bot_api, "/list")
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+    assert titles(bot_api, CHAT) == [blog.CORVID.title]  # Lisbon mentions Platinum members too
+    assert "Usage: /keywords" in await ask(bot_api, "/keywords lumen")
+    assert "keywords are at most" in await ask(bot_api, "/keywords lumen " + "x" * 120)
+    assert ": none." in await ask(bot_api, "/keywords lumen off")
+
+
+async def test_edits_off_means_new_posts_only(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    await command(bot_api, "/subscribe lumen", CHAT)
+    assert (
+        await ask(bot_api, "/edits lumen off") == "Edit notifications for <b>Lumen Blog</b>: off."
+    )
+    assert "Usage: /edits SLUG on|off" in await ask(bot_api, "/edits lumen maybe")
+    feeds.serve("/feed/", blog.rss(blog.edited_posts()))
+    await cycle(bot, bot_api)
+    assert all(not t.startswith("Updated") for t in titles(bot_api, CHAT))
+    assert len(titles(bot_api, CHAT)) == 3
+
+
+async def test_previews_on_per_subscription(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    await command(bot_api, "/subscribe lumen", CHAT)
+    assert await ask(bot_api, "/preview lumen on") == "Link previews for <b>Lumen Blog</b>: on."
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+    posts = [s for s in bot_api.sent if s.chat_id == CHAT and s.text.startswith("<b><a")]
+    assert len(posts) == 3 and all(
+        s.params["link_preview_options"] == {"is_disabled": False} for s in posts
+    )
+
+
+async def test_pause_and_resume(bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer) -> None:
+    await command(bot_api, "/subscribe lumen", CHAT)
+    assert (await ask(bot_api, "/pause")).startswith("Paused.")
+    assert "paused: /resume" in await ask(bot_api, "/list")
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+    assert titles(bot_api, CHAT) == []
+    assert (await ask(bot_api, "/resume")).startswith("Resumed")
+    feeds.serve("/feed/", blog.rss(blog.edited_posts()))
+    await cycle(bot, bot_api)
+    assert titles(bot_api, CHAT) == [f"Updated: {blog.GUIDE.title}"]
+
+
+async def test_subscribe_inside_a_forum_topic_delivers_into_it(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    bot_api.set_member(FORUM, ADMIN, "administrator")
+    before = len(bot_api.texts(FORUM))
+    bot_api.push_update(
+        {
+            "message": {
+                "message_id": 50,
+                "date": 0,
+                "message_thread_id": 7,
+                "is_topic_message": True,
+                "chat": {"id": FORUM, "type": "supergroup", "title": "Forum", "is_forum": True},
+                "from": {"id": ADMIN, "is_bot": False, "first_name": "Ada"},
+                "text": "/subscribe lumen",
+                "entities": [{"type": "bot_command", "offset": 0, "length": 10}],
+            }
+        }
+    )
+    await bot_api.wait_replies(FORUM, before + 1)
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+    posts = [s for s in bot_api.sent if s.chat_id == FORUM and s.text.startswith("<b><a")]
+    assert len(posts) == 3 and all(s.params.get("message_thread_id") == 7 for s in posts)

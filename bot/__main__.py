@@ -8,14 +8,17 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
+from sqlalchemy import Engine
 from sqlmodel import Session
 from telegram.error import TelegramError
 
 from bot import __version__
 from bot.config import Settings, SettingsError, load_settings
 from bot.core.model import Change, ChangeKind, FeedInfo
+from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
 from bot.core.parse import NotAFeed, parse_feed
 from bot.core.render import render_change, to_plain
 from bot.db import store
@@ -54,6 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     feed_sub.add_parser("list", help="feeds with item counts, last check and status")
     remove = feed_sub.add_parser("remove", help="stop watching a feed and forget its items")
     remove.add_argument("slug")
+    move = feed_sub.add_parser("move", help="give a feed a new URL, keeping its items and chats")
+    move.add_argument("slug")
+    move.add_argument("url")
+    imports = feed_sub.add_parser("import", help="watch every feed listed in an OPML file")
+    imports.add_argument("file", metavar="FILE.opml")
+    feed_sub.add_parser("export", help="print every watched feed as OPML")
 
     preview = sub.add_parser("preview", help="print the newest items' messages (no database)")
     preview.add_argument("source", metavar="URL_OR_FILE")
@@ -137,6 +146,18 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
             status = f.status if not f.last_error else f"{f.status}: {f.last_error}"
             print(f"{f.slug}\t{f.url}\t{row.items} items\tchecked {checked}\t{status}")
         return 0
+    if args.feed_command == "move":
+        asyncio.run(_move(settings, engine, args.slug, args.url))
+        print(f"moved {args.slug} to {args.url}")
+        return 0
+    if args.feed_command == "import":
+        return asyncio.run(_import(settings, engine, Path(args.file)))
+    if args.feed_command == "export":
+        with Session(engine) as session:
+            rows = store.list_feeds(session)
+        feeds = [OpmlFeed(title=r.feed.title, url=r.feed.url) for r in rows]
+        sys.stdout.write(render_opml("Feedwatch feeds", feeds, created=datetime.now(UTC)).decode())
+        return 0
     if args.feed_command == "remove":
         with transaction(engine) as session:
             if not store.remove_feed(session, slug=args.slug):
@@ -146,12 +167,38 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
     raise CliError(f"unknown feed action {args.feed_command}")
 
 
-async def _add(settings: Settings, engine: object, url: str, slug: str | None) -> PollOutcome:
-    from sqlalchemy import Engine
-
-    assert isinstance(engine, Engine)
+async def _add(settings: Settings, engine: Engine, url: str, slug: str | None) -> PollOutcome:
     async with make_fetcher(settings) as fetcher:
         return await Poller(engine, fetcher, settings).add_feed(url, slug=slug, trusted=True)
+
+
+async def _move(settings: Settings, engine: Engine, slug: str, url: str) -> None:
+    async with make_fetcher(settings) as fetcher:
+        await Poller(engine, fetcher, settings).move_feed(slug, url)
+
+
+async def _import(settings: Settings, engine: Engine, path: Path) -> int:
+    try:
+        listed = parse_opml(await asyncio.to_thread(path.read_bytes))
+    except (OSError, OpmlError) as exc:
+        raise CliError(f"cannot read {path}: {exc}") from None
+    added = skipped = failed = 0
+    async with make_fetcher(settings) as fetcher:
+        poller = Poller(engine, fetcher, settings)
+        for entry in listed:
+            try:
+                outcome = await poller.add_feed(entry.url, trusted=True)
+            except FeedAddError as exc:
+                if "already watched" in str(exc):
+                    skipped += 1
+                else:
+                    failed += 1
+                    print(f"failed: {entry.url}: {exc}", file=sys.stderr)
+                continue
+            added += 1
+            print(f"added {outcome.slug}: {outcome.feed_title} ({outcome.items} items)")
+    print(f"imported {added}, already watched {skipped}, failed {failed}")
+    return 0 if failed == 0 else 1
 
 
 async def poll_once(settings: Settings, *, dry_run: bool) -> int:

@@ -398,6 +398,36 @@ class Poller:
             )
             return self._decide(session, feed, result, raw)
 
+    async def move_feed(self, slug: str, url: str) -> None:
+        """A new address for a feed: items, subscriptions and filters stay; validators reset."""
+        url = url.strip()
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise FeedAddError(f"not an http(s) URL: {url[:200]!r}")
+        try:
+            result = await self.fetcher.fetch(url, trusted=True)
+        except FetchError as exc:
+            raise FeedAddError(f"cannot fetch {url}: {exc}") from None
+        if result.status != 200:
+            raise FeedAddError(f"cannot fetch {url}: HTTP {result.status}")
+        try:
+            await asyncio.to_thread(read_feed, result.body, result.headers)
+        except NotAFeed as exc:
+            raise FeedAddError(f"{url} is {exc}") from None
+
+        def move() -> None:
+            with transaction(self.engine) as session:
+                feed = store.get_feed(session, slug=slug)
+                if feed is None:
+                    raise FeedAddError(f"no feed named {slug!r} (see `feed list`)")
+                feed.url = result.moved_to or url
+                feed.etag = feed.last_modified = feed.body_hash = None
+                feed.status, feed.last_error, feed.error_count = FeedStatus.OK, None, 0
+                feed.next_check_at = self.clock()
+                session.add(feed)
+
+        await asyncio.to_thread(move)
+
 
 SLUG_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 

@@ -110,3 +110,18 @@ async def test_subscribe_inside_a_forum_topic_delivers_into_it(
     await cycle(bot, bot_api)
     posts = [s for s in bot_api.sent if s.chat_id == FORUM and s.text.startswith("<b><a")]
     assert len(posts) == 3 and all(s.params.get("message_thread_id") == 7 for s in posts)
+
+
+async def test_export_sends_the_chats_subscriptions_as_opml(
+    bot: RunningBot, bot_api: FakeBotApi
+) -> None:
+    from bot.core.opml import parse_opml
+
+    assert "no subscriptions to export" in await ask(bot_api, "/export")
+    await command(bot_api, "/subscribe lumen", CHAT)
+    bot_api.push_command("/export", chat_id=CHAT)
+    await bot_api.wait_for(lambda: bool(bot_api.documents))
+    ((chat_id, document),) = bot_api.documents
+    assert chat_id == CHAT and document["filename"] == "feedwatch.opml"
+    (entry,) = parse_opml(document["content"])
+    assert entry.title == "Lumen Blog" and entry.url.endswith("/feed/")

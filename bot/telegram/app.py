@@ -103,6 +103,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
         "preview": handlers.cmd_preview,
         "pause": handlers.cmd_pause,
         "resume": handlers.cmd_resume,
+        "export": handlers.cmd_export,
         "addfeed": handlers.cmd_addfeed,
         "removefeed": handlers.cmd_removefeed,
     }

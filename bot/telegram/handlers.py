@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import logging
+from datetime import UTC, datetime
 
 from sqlmodel import Session
 from telegram import Chat, ChatMember, ChatMemberUpdated, Message, Update
@@ -23,6 +24,7 @@ from bot.core.filters import (
     unknown_categories,
 )
 from bot.core.model import CategoryFilter, KeywordFilter
+from bot.core.opml import OpmlFeed, render_opml
 from bot.db import store
 from bot.db.tables import Feed
 from bot.pipeline import FeedAddError
@@ -391,6 +393,23 @@ def _not_subscribed(feed: Feed) -> str:
     return (
         f"This chat is not subscribed to <b>{esc(feed.title)}</b>: "
         f"<code>/subscribe {esc(feed.slug)}</code> first."
+    )
+
+
+async def cmd_export(update: Update, context: Context) -> None:
+    """/export: this chat's subscriptions as an OPML file."""
+    message = update.effective_message
+    if message is None:
+        return
+    chat_id = message.chat_id
+    subs = await services(context).read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
+    if not subs:
+        await reply(update, "This chat has no subscriptions to export.")
+        return
+    feeds = [OpmlFeed(title=feed.title, url=feed.url) for _, feed in subs]
+    document = render_opml("Feedwatch subscriptions", feeds, created=datetime.now(UTC))
+    await message.reply_document(
+        document=document, filename="feedwatch.opml", caption=f"{len(feeds)} feeds", do_quote=False
     )
 
 

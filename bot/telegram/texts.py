@@ -16,6 +16,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("preview", "link previews on or off"),
     ("pause", "pause every notification here"),
     ("resume", "resume notifications"),
+    ("export", "this chat's subscriptions as OPML"),
 ]
 
 USAGE = {
@@ -56,7 +57,8 @@ HELP = (
     f"{USAGE['preview']}\n"
     "/pause and /resume — stop and restart every notification in this chat, keeping "
     "subscriptions and filters.\n"
-    "A /subscribe sent inside a forum topic delivers into that topic.\n\n"
+    "A /subscribe sent inside a forum topic delivers into that topic.\n"
+    "/export — this chat's subscriptions as an OPML file.\n\n"
     "In groups, only administrators can change subscriptions and filters.\n"
     "Operators can also use "
     f"{USAGE['addfeed']} and {USAGE['removefeed']}."

@@ -79,6 +79,7 @@ class FakeBotApi:
     token: str = TOKEN
     calls: list[Call] = field(default_factory=list)
     sent: list[Sent] = field(default_factory=list)
+    documents: list[tuple[int, Any]] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     members: dict[tuple[int, int], str] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -289,6 +290,18 @@ class FakeBotApi:
             "text": text,
         }
 
+    async def _api_senddocument(self, params: dict[str, Any]) -> Any:
+        chat_id = _int(params.get("chat_id"))
+        assert chat_id is not None
+        with self.lock:
+            self.documents.append((chat_id, params.get("document")))
+        return {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": {"id": chat_id, "type": "private", "first_name": "Ada"},
+            "document": {"file_id": "doc", "file_unique_id": "doc1"},
+        }
+
     async def _api_getchatmember(self, params: dict[str, Any]) -> Any:
         chat_id, user_id = _int(params.get("chat_id")), _int(params.get("user_id"))
         with self.lock:
@@ -326,7 +339,8 @@ async def _params(request: web.Request) -> dict[str, Any]:
     form = await request.post()
     params: dict[str, Any] = {}
     for key, value in form.items():
-        if not isinstance(value, str):
+        if not isinstance(value, str):  # an uploaded file: keep its name and bytes
+            params[key] = {"filename": value.filename, "content": value.file.read()}
             continue
         if key in _RAW_STRING_PARAMS:
             params[key] = value

@@ -1,0 +1,82 @@
+"""`feed move`, `feed import FILE.opml` and `feed export`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from bot.__main__ import main
+from bot.core.opml import parse_opml
+from bot.db.engine import make_engine
+from bot.db.tables import Item, Subscription
+from tests.fakes.feed_server import FeedServer
+from tests.fixtures import blog
+from tests.test_cli import env  # noqa: F401 - the fixture
+
+
+def test_move_keeps_items_and_subscriptions(
+    feeds: FeedServer, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:  # noqa: F811
+    old = feeds.serve("/old/", blog.rss(blog.BEFORE_POSTS))
+    assert main(["feed", "add", old, "--name", "lumen"]) == 0
+    engine = make_engine(env["DATABASE_URL"])
+    with Session(engine) as session:
+        session.add(Subscription(chat_id=5, feed_id=1))
+        session.commit()
+    new = feeds.serve("/new/", blog.rss(blog.BEFORE_POSTS))
+    assert main(["feed", "move", "lumen", new]) == 0
+    assert main(["feed", "move", "nope", new]) == 1
+    assert (
+        main(
+            [
+                "feed",
+                "move",
+                "lumen",
+                feeds.serve("/html", b"<html></html>", content_type="text/html"),
+            ]
+        )
+        == 1
+    )
+    capsys.readouterr()
+    assert main(["poll", "--once", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "[new]" not in out and "0 new" in out  # same items at the new address: nothing new
+    with Session(engine) as session:
+        assert len(session.exec(select(Item)).all()) == len(blog.BEFORE_POSTS)
+        assert len(session.exec(select(Subscription)).all()) == 1
+    assert main(["feed", "list"]) == 0
+    assert f"\t{new}\t" in capsys.readouterr().out
+    engine.dispose()
+
+
+def test_opml_import_and_export(
+    feeds: FeedServer, env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:  # noqa: F811
+    one = feeds.serve("/one/", blog.rss(blog.BEFORE_POSTS, title="One"))
+    two = feeds.serve("/two/", blog.rss((blog.PUNE,), title="Two"))
+    broken = feeds.serve("/broken/", b"<html></html>", content_type="text/html")
+    opml = tmp_path / "subs.opml"
+    opml.write_text(
+        '<?xml version="1.0"?><!DOCTYPE opml [<!ENTITY x "boom">]><opml version="2.0"><head><title>Mine</title></head><body>'
+        f'<outline text="Blogs"><outline type="rss" text="One" xmlUrl="{one}"/>'
+        f'<outline type="rss" text="Two" xmlUrl="{two}"/></outline>'
+        f'<outline type="rss" text="Dup" xmlUrl="{one}"/>'
+        f'<outline type="rss" text="Broken" xmlUrl="{broken}"/>'
+        '<outline type="rss" text="Script" xmlUrl="javascript:alert(1)"/>'
+        "</body></opml>"
+    )
+    assert main(["feed", "import", str(opml)]) == 1  # one feed failed
+    captured = capsys.readouterr()
+    assert "imported 2, already watched 0, failed 1" in captured.out
+    assert f"failed: {broken}" in captured.err
+    assert main(["feed", "import", str(opml)]) == 1
+    assert "imported 0, already watched 2, failed 1" in capsys.readouterr().out
+    assert main(["feed", "export"]) == 0
+    exported = parse_opml(capsys.readouterr().out.encode())
+    assert sorted((f.title, f.url) for f in exported) == [("One", one), ("Two", two)]
+    bad = tmp_path / "bad.opml"
+    bad.write_text("<rss/>")
+    assert main(["feed", "import", str(bad)]) == 1
+    assert "not an OPML document" in capsys.readouterr().err

@@ -91,6 +91,15 @@ def bot_api() -> Iterator[FakeBotApi]:
     api.stop()
 
 
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, str]:
+    values = {"DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}", "LOG_LEVEL": "WARNING"}
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(tmp_path)  # no stray .env, and ./data stays inside tmp
+    return values
+
+
 def make_settings(db_url: str, **overrides: object) -> Settings:
     values: dict[str, object] = {
         "_env_file": None,

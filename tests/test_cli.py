@@ -17,15 +17,6 @@ from tests.fixtures import blog
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, str]:
-    values = {"DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}", "LOG_LEVEL": "WARNING"}
-    for key, value in values.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.chdir(tmp_path)  # no stray .env, and ./data stays inside tmp
-    return values
-
-
 def run_cli(
     *args: str, env: dict[str, str], timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:

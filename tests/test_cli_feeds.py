@@ -13,12 +13,11 @@ from bot.db.engine import make_engine
 from bot.db.tables import Item, Subscription
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
-from tests.test_cli import env  # noqa: F401 - the fixture
 
 
 def test_move_keeps_items_and_subscriptions(
     feeds: FeedServer, env: dict[str, str], capsys: pytest.CaptureFixture[str]
-) -> None:  # noqa: F811
+) -> None:
     old = feeds.serve("/old/", blog.rss(blog.BEFORE_POSTS))
     assert main(["feed", "add", old, "--name", "lumen"]) == 0
     engine = make_engine(env["DATABASE_URL"])
@@ -53,7 +52,7 @@ def test_move_keeps_items_and_subscriptions(
 
 def test_opml_import_and_export(
     feeds: FeedServer, env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:  # noqa: F811
+) -> None:
     one = feeds.serve("/one/", blog.rss(blog.BEFORE_POSTS, title="One"))
     two = feeds.serve("/two/", blog.rss((blog.PUNE,), title="Two"))
     broken = feeds.serve("/broken/", b"<html></html>", content_type="text/html")

@@ -423,6 +423,28 @@ def is_paused(session: Session, *, chat_id: int) -> bool:
     return chat is not None and chat.paused
 
 
+def latest_items(session: Session, *, feed_id: int, limit: int) -> list[Item]:
+    """The newest items of a feed (by publication, then by when they were first seen)."""
+    return list(
+        session.exec(
+            select(Item)
+            .where(Item.feed_id == feed_id)
+            .order_by(col(Item.published_at).desc(), col(Item.first_seen_at).desc())
+            .limit(limit)
+        ).all()
+    )
+
+
+def delivered_item_ids(session: Session, *, chat_id: int, item_ids: list[int]) -> set[int]:
+    """Items this chat already has (or is about to get) a message for."""
+    rows = session.exec(
+        select(Delivery.item_id).where(
+            Delivery.chat_id == chat_id, col(Delivery.item_id).in_(item_ids)
+        )
+    ).all()
+    return set(rows)
+
+
 def set_paused(session: Session, *, chat_id: int, paused: bool) -> None:
     chat = session.get(Chat, chat_id)
     if chat is not None:

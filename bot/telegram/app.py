@@ -21,6 +21,7 @@ from telegram.ext import (
     AIORateLimiter,
     Application,
     ApplicationBuilder,
+    CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
     MessageHandler,
@@ -36,7 +37,7 @@ from bot.fetch import Fetcher
 from bot.pipeline import Poller
 from bot.runlock import acquire_poller_lock
 from bot.runtime import make_fetcher, open_database, worker_identity
-from bot.telegram import handlers, texts
+from bot.telegram import buttons, handlers, texts
 from bot.telegram.services import KEY, Services
 
 log = logging.getLogger(__name__)
@@ -113,6 +114,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
         ChatMemberHandler(handlers.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER)
     )
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
+    application.add_handler(CallbackQueryHandler(buttons.on_button))
     application.add_error_handler(handlers.on_error)
 
 

@@ -11,7 +11,15 @@ import logging
 from datetime import UTC, datetime
 
 from sqlmodel import Session
-from telegram import Chat, ChatMember, ChatMemberUpdated, Message, Update
+from telegram import (
+    Chat,
+    ChatMember,
+    ChatMemberUpdated,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+    Update,
+)
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.ext import ContextTypes
 
@@ -158,11 +166,15 @@ async def cmd_subscribe(update: Update, context: Context) -> None:
     elif result == "had":
         await reply(update, f"This chat is already subscribed to <b>{esc(feed.title)}</b>.")
     else:
-        await reply(
-            update,
+        from bot.telegram.buttons import backlog_keyboard
+
+        await message.reply_text(
             f"Subscribed to <b>{esc(feed.title)}</b>. New posts and real edits will appear here.\n"
             f"Narrow it down with <code>/filter {esc(feed.slug)} CATEGORY</code> "
             f"(see <code>/categories {esc(feed.slug)}</code>).",
+            parse_mode=ParseMode.HTML,
+            reply_markup=backlog_keyboard(feed_id),
+            do_quote=False,
         )
 
 
@@ -192,16 +204,22 @@ async def cmd_unsubscribe(update: Update, context: Context) -> None:
 
 
 async def cmd_list(update: Update, context: Context) -> None:
-    """/list: this chat's subscriptions and filters."""
+    """/list: this chat's subscriptions and filters, with buttons to change them."""
     message = update.effective_message
     if message is None:
         return
-    chat_id = message.chat_id
-    subs = await services(context).read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
+    text, keyboard = await list_view(context, message.chat_id)
+    await message.reply_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard, do_quote=False)
+
+
+async def list_view(context: Context, chat_id: int) -> tuple[str, InlineKeyboardMarkup | None]:
+    """The /list text and its keyboard: unsubscribe, edits and previews per feed."""
+    svc = services(context)
+    subs = await svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
     if not subs:
-        await reply(update, "This chat has no subscriptions. See /feeds, then /subscribe SLUG.")
-        return
+        return "This chat has no subscriptions. See /feeds, then /subscribe SLUG.", None
     lines = ["<b>Subscriptions</b>"]
+    rows = []
     for sub, feed in subs:
         reader = store.audience(sub)
         extras = []
@@ -216,10 +234,21 @@ async def cmd_list(update: Update, context: Context) -> None:
         tail = f" ({'; '.join(extras)})" if extras else ""
         line = f"{describe(reader.categories)}{tail}"
         lines.append(f"<code>{esc(feed.slug)}</code> — {esc(feed.title)}: {esc(line)}")
-    paused = await services(context).read(lambda s: store.is_paused(s, chat_id=chat_id))
-    if paused:
+        rows.append(
+            [
+                InlineKeyboardButton(f"✖ {feed.slug}"[:40], callback_data=f"unsub:{feed.id}"),
+                InlineKeyboardButton(
+                    f"edits {'on' if reader.edits else 'off'}", callback_data=f"edits:{feed.id}"
+                ),
+                InlineKeyboardButton(
+                    f"previews {'on' if reader.preview else 'off'}",
+                    callback_data=f"preview:{feed.id}",
+                ),
+            ]
+        )
+    if await svc.read(lambda s: store.is_paused(s, chat_id=chat_id)):
         lines.append("\nNotifications are paused: /resume to restart them.")
-    await reply(update, "\n".join(lines))
+    return "\n".join(lines), InlineKeyboardMarkup(rows[:50])
 
 
 async def cmd_categories(update: Update, context: Context) -> None:

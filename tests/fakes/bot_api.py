@@ -32,7 +32,7 @@ BOT_USER = {
     "can_read_all_group_messages": False,
     "supports_inline_queries": False,
 }
-_RAW_STRING_PARAMS = {"text", "parse_mode", "caption", "url", "secret_token"}
+_RAW_STRING_PARAMS = {"text", "parse_mode", "caption", "url", "secret_token", "callback_query_id"}
 _ADMIN_RIGHTS = {
     "can_be_edited": False,
     "is_anonymous": False,

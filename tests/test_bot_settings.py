@@ -125,3 +125,39 @@ async def test_export_sends_the_chats_subscriptions_as_opml(
     assert chat_id == CHAT and document["filename"] == "feedwatch.opml"
     (entry,) = parse_opml(document["content"])
     assert entry.title == "Lumen Blog" and entry.url.endswith("/feed/")
+
+
+async def test_operators_import_an_opml_file_sent_in_private(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    settings = bot_settings(
+        db_url, bot_api, poll_interval_seconds=3600, allow_private_feed_urls=True
+    )
+    async with running_bot(settings):
+        one = feeds.serve("/one/", blog.rss(blog.BEFORE_POSTS, title="One"))
+        opml = f'<opml version="2.0"><body><outline type="rss" text="One" xmlUrl="{one}"/></body></opml>'
+        bot_api.files["opml1"] = opml.encode()
+        for user, expected in (
+            (5, "Only the bot's operators"),
+            (4242, "Imported 1 feeds, 0 already watched, 0 failed."),
+        ):
+            before = len(bot_api.texts(user))
+            bot_api.push_update(
+                {
+                    "message": {
+                        "message_id": 9,
+                        "date": 0,
+                        "chat": {"id": user, "type": "private", "first_name": "Ada"},
+                        "from": {"id": user, "is_bot": False, "first_name": "Ada"},
+                        "document": {
+                            "file_id": "opml1",
+                            "file_unique_id": "u1",
+                            "file_name": "subs.opml",
+                            "file_size": len(opml),
+                        },
+                    }
+                }
+            )
+            replies = await bot_api.wait_replies(user, before + 1)
+            assert replies[before].startswith(expected)
+        assert "<code>one</code>" in bot_api.texts(4242)[-1]

@@ -50,6 +50,13 @@ def poll_tick_seconds(interval: int) -> float:
     return float(min(30, max(1, interval // 5)))
 
 
+def file_base_url(api_base_url: str) -> str:
+    """`https://api.telegram.org/bot` → `https://api.telegram.org/file/bot` (the same for a
+    self-hosted Bot API server)."""
+    head, _, tail = api_base_url.rstrip("/").rpartition("/")
+    return f"{head}/file/{tail}"
+
+
 def build_application(
     settings: Settings, engine: Engine, fetcher: Fetcher
 ) -> Application[Any, Any, Any, Any, Any, Any]:
@@ -67,6 +74,7 @@ def build_application(
         ApplicationBuilder()
         .token(settings.token)
         .base_url(settings.telegram_api_base_url)
+        .base_file_url(file_base_url(settings.telegram_api_base_url))
         .rate_limiter(limiter)
         .post_init(startup)
         .post_stop(_post_stop)
@@ -115,6 +123,9 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
     )
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
     application.add_handler(CallbackQueryHandler(buttons.on_button))
+    application.add_handler(
+        MessageHandler(filters.Document.ALL & filters.ChatType.PRIVATE, handlers.on_document)
+    )
     application.add_error_handler(handlers.on_error)
 
 

@@ -32,7 +32,7 @@ from bot.core.filters import (
     unknown_categories,
 )
 from bot.core.model import CategoryFilter, KeywordFilter
-from bot.core.opml import OpmlFeed, render_opml
+from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
 from bot.db import store
 from bot.db.tables import Feed
 from bot.pipeline import FeedAddError
@@ -440,6 +440,48 @@ async def cmd_export(update: Update, context: Context) -> None:
     await message.reply_document(
         document=document, filename="feedwatch.opml", caption=f"{len(feeds)} feeds", do_quote=False
     )
+
+
+MAX_OPML_BYTES = 1024 * 1024
+
+
+async def on_document(update: Update, context: Context) -> None:
+    """An operator sends an OPML file in a private chat: watch every feed it lists."""
+    message = update.effective_message
+    if message is None or message.document is None:
+        return
+    document = message.document
+    if not (document.file_name or "").lower().endswith((".opml", ".xml")):
+        return
+    if not is_operator(update, context):
+        await reply(update, texts.OPERATORS_ONLY)
+        return
+    if document.file_size is not None and document.file_size > MAX_OPML_BYTES:
+        await reply(update, "That file is too large for an OPML list (1 MB at most).")
+        return
+    telegram_file = await document.get_file()
+    data = bytes(await telegram_file.download_as_bytearray())[:MAX_OPML_BYTES]
+    try:
+        listed = parse_opml(data)
+    except OpmlError as exc:
+        await reply(update, f"Could not read that file: {esc(exc)}")
+        return
+    poller = services(context).poller
+    added, skipped, failed = [], 0, []
+    for entry in listed[:100]:
+        try:
+            outcome = await poller.add_feed(entry.url, trusted=False)
+        except FeedAddError as exc:
+            if "already watched" in str(exc):
+                skipped += 1
+            else:
+                failed.append(f"{entry.url}: {exc}")
+            continue
+        added.append(outcome.slug)
+    lines = [f"Imported {len(added)} feeds, {skipped} already watched, {len(failed)} failed."]
+    lines += [f"<code>{esc(slug)}</code>" for slug in added[:30]]
+    lines += [esc(line[:200]) for line in failed[:10]]
+    await reply(update, "\n".join(lines))
 
 
 async def cmd_addfeed(update: Update, context: Context) -> None:

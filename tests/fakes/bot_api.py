@@ -32,7 +32,15 @@ BOT_USER = {
     "can_read_all_group_messages": False,
     "supports_inline_queries": False,
 }
-_RAW_STRING_PARAMS = {"text", "parse_mode", "caption", "url", "secret_token", "callback_query_id"}
+_RAW_STRING_PARAMS = {
+    "text",
+    "parse_mode",
+    "caption",
+    "url",
+    "secret_token",
+    "callback_query_id",
+    "file_id",
+}
 _ADMIN_RIGHTS = {
     "can_be_edited": False,
     "is_anonymous": False,
@@ -80,6 +88,7 @@ class FakeBotApi:
     calls: list[Call] = field(default_factory=list)
     sent: list[Sent] = field(default_factory=list)
     documents: list[tuple[int, Any]] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
     members: dict[tuple[int, int], str] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -98,6 +107,7 @@ class FakeBotApi:
     def start(self) -> FakeBotApi:
         app = web.Application(client_max_size=1024**2 * 60)
         app.router.add_post("/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.*}", self._download)
         self.server = ThreadedApp(app).start()
         self.server.call(self._make_event())
         return self
@@ -289,6 +299,27 @@ class FakeBotApi:
             "chat": chat,
             "text": text,
         }
+
+    async def _api_getfile(self, params: dict[str, Any]) -> Any:
+        file_id = str(params.get("file_id"))
+        with self.lock:
+            content = self.files.get(file_id)
+        if content is None:
+            return _error(400, "Bad Request: invalid file_id")
+        return {
+            "file_id": file_id,
+            "file_unique_id": file_id,
+            "file_size": len(content),
+            "file_path": f"documents/{file_id}",
+        }
+
+    async def _download(self, request: web.Request) -> web.Response:
+        if request.match_info["token"] != self.token:
+            return web.Response(status=401)
+        file_id = request.match_info["path"].rpartition("/")[2]
+        with self.lock:
+            content = self.files.get(file_id)
+        return web.Response(body=content) if content is not None else web.Response(status=404)
 
     async def _api_senddocument(self, params: dict[str, Any]) -> Any:
         chat_id = _int(params.get("chat_id"))

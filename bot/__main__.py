@@ -215,7 +215,10 @@ async def poll_once(settings: Settings, *, dry_run: bool) -> int:
                 print(f"[error] {outcome.slug}: {outcome.error}")
         print(report.summary())
         return 0
+    from bot.digests import run_digests
     from bot.telegram.app import deliver_once
+
+    await asyncio.to_thread(run_digests, engine)
 
     try:
         sent = await deliver_once(settings, engine)

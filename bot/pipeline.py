@@ -30,7 +30,7 @@ from bot.core.render import render_change
 from bot.core.schedule import next_check
 from bot.db import store
 from bot.db.engine import transaction
-from bot.db.tables import Delivery, Feed, FeedStatus
+from bot.db.tables import Delivery, DeliveryStatus, Feed, FeedStatus
 from bot.fetch import Fetcher, FetchError, FetchResult
 
 log = logging.getLogger(__name__)
@@ -331,6 +331,7 @@ class Poller:
                             text=text,
                             preview=reader.preview,
                             thread_id=reader.thread_id,
+                            status=DeliveryStatus.HELD if reader.digest else DeliveryStatus.PENDING,
                         )
                     )
         store.enqueue(session, deliveries=deliveries)

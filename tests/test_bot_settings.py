@@ -161,3 +161,32 @@ async def test_operators_import_an_opml_file_sent_in_private(
             replies = await bot_api.wait_replies(user, before + 1)
             assert replies[before].startswith(expected)
         assert "<code>one</code>" in bot_api.texts(4242)[-1]
+
+
+async def test_hourly_digest_holds_posts_then_sends_one_message(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.digests import run_digests
+
+    await command(bot_api, "/subscribe lumen", CHAT)
+    assert await ask(bot_api, "/timezone Europe/Berlin") == "Time zone: Europe/Berlin."
+    assert "Unknown time zone" in await ask(bot_api, "/timezone Mars/Olympus")
+    assert "every day at 08:30 (Europe/Berlin)" in await ask(bot_api, "/digest lumen daily 08:30")
+    assert "Usage: /digest" in await ask(bot_api, "/digest lumen weekly")
+    assert await ask(bot_api, "/digest lumen hourly") == "Digest for <b>Lumen Blog</b>: every hour."
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+    assert titles(bot_api, CHAT) == []  # held for the digest
+    assert run_digests(bot.engine) == 0  # not an hour yet
+    later = datetime.now(UTC) + timedelta(hours=1, minutes=1)
+    assert run_digests(bot.engine, clock=lambda: later) == 1
+    bot.services.wake.set()
+    await bot_api.wait_for(lambda: any(t.startswith("<b>Digest:") for t in bot_api.texts(CHAT)))
+    (digest,) = [t for t in bot_api.texts(CHAT) if t.startswith("<b>Digest:")]
+    assert digest.startswith("<b>Digest: Lumen Blog</b> — 3 posts")
+    assert all(title.replace("&", "&amp;") in digest for title in blog.NEW_TITLES_OLDEST_FIRST)
+    assert "<i>Announcements</i>" in digest and "<i>Blog</i>" in digest
+    assert run_digests(bot.engine, clock=lambda: later) == 0  # nothing twice
+    assert ": off, every post is sent at once." in await ask(bot_api, "/digest lumen off")

@@ -145,3 +145,4 @@ class Audience:
     edits: bool = True
     preview: bool = False
     thread_id: int | None = None
+    digest: bool = False

@@ -409,6 +409,7 @@ def audience(sub: Subscription) -> Audience:
         edits=sub.edits,
         preview=sub.preview,
         thread_id=sub.thread_id,
+        digest=sub.digest is not None,
     )
 
 

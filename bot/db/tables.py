@@ -42,6 +42,8 @@ class FeedStatus(StrEnum):
 
 
 class DeliveryStatus(StrEnum):
+    HELD = "held"  # waiting for the subscription's digest
+    DIGESTED = "digested"
     PENDING = "pending"
     SENT = "sent"
     FAILED = "failed"
@@ -93,6 +95,7 @@ class Chat(SQLModel, table=True):
     title: str = Field(default="", max_length=256)
     active: bool = True
     paused: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
     created_at: datetime = Field(default_factory=utcnow)
     lease_until: datetime | None = Field(default=None, description="a worker is delivering here")
     lease_owner: str | None = Field(default=None, max_length=128)
@@ -113,6 +116,9 @@ class Subscription(SQLModel, table=True):
     edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
     preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    digest: str | None = Field(default=None, max_length=16, description="hourly or daily")
+    digest_at: str | None = Field(default=None, max_length=5, description="HH:MM, daily only")
+    last_digest_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
 
 

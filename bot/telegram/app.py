@@ -33,6 +33,7 @@ from bot.config import Settings, SettingsError
 from bot.db import store
 from bot.db.engine import transaction
 from bot.delivery import Deliverer
+from bot.digests import run_digests
 from bot.fetch import Fetcher
 from bot.pipeline import Poller
 from bot.runlock import acquire_poller_lock
@@ -113,6 +114,8 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
         "pause": handlers.cmd_pause,
         "resume": handlers.cmd_resume,
         "export": handlers.cmd_export,
+        "digest": handlers.cmd_digest,
+        "timezone": handlers.cmd_timezone,
         "addfeed": handlers.cmd_addfeed,
         "removefeed": handlers.cmd_removefeed,
     }
@@ -168,7 +171,8 @@ async def _poll_loop(svc: Services) -> None:
     while True:
         try:
             report = await svc.poller.poll_due()
-            if report.new or report.edited:
+            digests = await asyncio.to_thread(run_digests, svc.engine)
+            if report.new or report.edited or digests:
                 svc.wake.set()
         except Exception:  # keep polling whatever happened in one cycle
             log.exception("poll cycle failed")

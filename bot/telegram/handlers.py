@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import logging
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import Session
 from telegram import (
@@ -23,6 +24,7 @@ from telegram import (
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.ext import ContextTypes
 
+from bot.core.digest import DigestSyntaxError, parse_schedule
 from bot.core.filters import (
     FilterSyntaxError,
     describe,
@@ -34,6 +36,7 @@ from bot.core.filters import (
 from bot.core.model import CategoryFilter, KeywordFilter
 from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
 from bot.db import store
+from bot.db.tables import Chat as DbChat
 from bot.db.tables import Feed
 from bot.pipeline import FeedAddError
 from bot.telegram import texts
@@ -440,6 +443,79 @@ async def cmd_export(update: Update, context: Context) -> None:
     await message.reply_document(
         document=document, filename="feedwatch.opml", caption=f"{len(feeds)} feeds", do_quote=False
     )
+
+
+async def cmd_digest(update: Update, context: Context) -> None:
+    """/digest SLUG hourly|daily HH:MM|off"""
+    message = update.effective_message
+    if message is None or not await _may_change(update, context):
+        return
+    parts = command_args(message).split()
+    usage = f"Usage: {texts.USAGE['digest']}"
+    if len(parts) < 2:
+        await reply(update, usage)
+        return
+    feed = await find_feed(update, context, parts[0], texts.USAGE["digest"])
+    if feed is None or feed.id is None:
+        return
+    words = [w.lower() for w in parts[1:]]
+    mode: str | None = None
+    at = None
+    if words != ["off"]:
+        try:
+            mode, at = parse_schedule(words)
+        except DigestSyntaxError as exc:
+            await reply(update, f"{esc(exc)}. {usage}")
+            return
+    chat_id, feed_id = message.chat_id, feed.id
+    when = at.strftime("%H:%M") if at else None
+
+    def work(session: Session) -> str | None:
+        sub = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
+        if sub is None:
+            return None
+        sub.digest, sub.digest_at = mode, when
+        sub.last_digest_at = datetime.now(UTC)
+        session.add(sub)
+        chat = session.get(DbChat, chat_id)
+        return chat.timezone if chat else "UTC"
+
+    tz = await services(context).write(work)
+    if tz is None:
+        await reply(update, _not_subscribed(feed))
+    elif mode is None:
+        await reply(
+            update, f"Digest for <b>{esc(feed.title)}</b>: off, every post is sent at once."
+        )
+    else:
+        schedule = "every hour" if mode == "hourly" else f"every day at {when} ({esc(tz)})"
+        await reply(update, f"Digest for <b>{esc(feed.title)}</b>: {schedule}.")
+
+
+async def cmd_timezone(update: Update, context: Context) -> None:
+    """/timezone ZONE"""
+    message = update.effective_message
+    if message is None or not await _may_change(update, context):
+        return
+    name = command_args(message)
+    try:
+        if not name:
+            raise ZoneInfoNotFoundError(name)
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        await reply(update, f"Unknown time zone. Usage: {texts.USAGE['timezone']}")
+        return
+    chat = await remember_chat(update, context)
+    assert chat is not None
+
+    def work(session: Session) -> None:
+        row = session.get(DbChat, chat.id)
+        if row is not None:
+            row.timezone = name
+            session.add(row)
+
+    await services(context).write(work)
+    await reply(update, f"Time zone: {esc(name)}.")
 
 
 MAX_OPML_BYTES = 1024 * 1024

@@ -17,6 +17,8 @@ COMMANDS: list[tuple[str, str]] = [
     ("pause", "pause every notification here"),
     ("resume", "resume notifications"),
     ("export", "this chat's subscriptions as OPML"),
+    ("digest", "one summary per hour or day"),
+    ("timezone", "this chat's time zone"),
 ]
 
 USAGE = {
@@ -35,6 +37,10 @@ USAGE = {
     ),
     "edits": "/edits SLUG on|off — e.g. <code>/edits lumen-blog off</code> for new posts only",
     "preview": "/preview SLUG on|off — e.g. <code>/preview lumen-blog on</code>",
+    "digest": (
+        "/digest SLUG hourly|daily HH:MM|off — e.g. <code>/digest lumen-blog daily 08:30</code>"
+    ),
+    "timezone": "/timezone ZONE — e.g. <code>/timezone Europe/Berlin</code>",
     "addfeed": "/addfeed URL [SLUG] — e.g. <code>/addfeed https://example.org/feed/ example</code>",
     "removefeed": "/removefeed SLUG",
 }
@@ -58,7 +64,9 @@ HELP = (
     "/pause and /resume — stop and restart every notification in this chat, keeping "
     "subscriptions and filters.\n"
     "A /subscribe sent inside a forum topic delivers into that topic.\n"
-    "/export — this chat's subscriptions as an OPML file.\n\n"
+    "/export — this chat's subscriptions as an OPML file.\n"
+    f"{USAGE['digest']} — collects the posts and sends one message per period, in the chat's "
+    f"time zone ({USAGE['timezone']}).\n\n"
     "In groups, only administrators can change subscriptions and filters.\n"
     "Operators can also use "
     f"{USAGE['addfeed']} and {USAGE['removefeed']}."

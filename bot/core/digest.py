@@ -1,0 +1,77 @@
+"""Digests: when a chat's period is over, and the one message (or few) that sums it up.
+
+A digest lists the period's posts as linked titles grouped by category, and is split into
+several messages only when one would pass Telegram's 4096-unit limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from bot.core.render import TELEGRAM_LIMIT, esc, esc_attr, telegram_length
+from bot.core.text import shorten
+
+HOURLY, DAILY = "hourly", "daily"
+
+
+class DigestSyntaxError(ValueError):
+    """The /digest arguments are not understood."""
+
+
+@dataclass(frozen=True, slots=True)
+class DigestEntry:
+    title: str
+    link: str | None
+    categories: tuple[str, ...]
+    updated: bool = False
+
+
+def parse_schedule(words: list[str]) -> tuple[str, time | None]:
+    """`hourly` or `daily HH:MM`."""
+    if words == [HOURLY]:
+        return HOURLY, None
+    if len(words) == 2 and words[0] == DAILY:
+        try:
+            return DAILY, time.fromisoformat(words[1])
+        except ValueError:
+            raise DigestSyntaxError("the time is HH:MM, e.g. 08:30") from None
+    raise DigestSyntaxError("use hourly, daily HH:MM or off")
+
+
+def is_due(mode: str, at: time | None, zone: ZoneInfo, last: datetime, now: datetime) -> bool:
+    """Hourly: an hour since the last digest. Daily: the chat's local HH:MM has passed since."""
+    if mode == HOURLY:
+        return now - last >= timedelta(hours=1)
+    assert at is not None
+    local_now = now.astimezone(zone)
+    today = datetime.combine(local_now.date(), at, tzinfo=zone)
+    latest = today if today <= local_now else today - timedelta(days=1)
+    return last < latest <= now
+
+
+def render_digest(feed_title: str, entries: list[DigestEntry]) -> list[str]:
+    """One or more messages; each stays within Telegram's limit."""
+    groups: dict[str, list[DigestEntry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.categories[0] if entry.categories else "Other", []).append(entry)
+    head = f"<b>Digest: {esc(shorten(feed_title, 100))}</b> — {len(entries)} posts"
+    lines: list[str] = []
+    for category in sorted(groups, key=str.casefold):
+        lines.append(f"\n<i>{esc(shorten(category, 60))}</i>")
+        for entry in groups[category]:
+            title = esc(shorten(("Updated: " if entry.updated else "") + entry.title, 200))
+            link = f'<a href="{esc_attr(entry.link)}">{title}</a>' if entry.link else title
+            lines.append(f"• {link}")
+    messages: list[str] = []
+    current = head
+    for line in lines:
+        candidate = f"{current}\n{line}"
+        if telegram_length(candidate) > TELEGRAM_LIMIT:
+            messages.append(current)
+            current = f"{head} (continued)\n{line}"
+        else:
+            current = candidate
+    messages.append(current)
+    return messages

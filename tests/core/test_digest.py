@@ -1,0 +1,77 @@
+"""Digest schedules in a chat's time zone, and digest messages that fit Telegram."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.core.digest import DigestEntry, DigestSyntaxError, is_due, parse_schedule, render_digest
+from tests.telegram_html import assert_valid_telegram_html
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def utc(hour: int, minute: int = 0, day: int = 8) -> datetime:
+    return datetime(2026, 9, day, hour, minute, tzinfo=UTC)
+
+
+def test_parse_schedule() -> None:
+    assert parse_schedule(["hourly"]) == ("hourly", None)
+    assert parse_schedule(["daily", "08:30"]) == ("daily", time(8, 30))
+    for bad in (["daily"], ["daily", "25:00"], ["weekly"], ["hourly", "x"]):
+        with pytest.raises(DigestSyntaxError):
+            parse_schedule(bad)
+
+
+def test_hourly_is_due_an_hour_after_the_last() -> None:
+    assert not is_due("hourly", None, BERLIN, utc(10), utc(10, 59))
+    assert is_due("hourly", None, BERLIN, utc(10), utc(11))
+
+
+def test_daily_follows_the_chats_local_time() -> None:
+    at = time(8, 30)  # 08:30 in Berlin is 06:30 UTC in September (CEST)
+    assert not is_due("daily", at, BERLIN, utc(6, 0), utc(6, 29))
+    assert is_due("daily", at, BERLIN, utc(6, 0), utc(6, 31))
+    assert not is_due("daily", at, BERLIN, utc(6, 31), utc(20))  # already sent today
+    assert is_due("daily", at, BERLIN, utc(6, 31), utc(6, 31, day=9))
+
+
+def test_digest_groups_by_category_and_links_titles() -> None:
+    (message,) = render_digest(
+        "Lumen Blog",
+        [
+            DigestEntry("B post", "https://x.example/b", ("Community",)),
+            DigestEntry("A <post>", "https://x.example/a", ("Announcements", "Blog")),
+            DigestEntry("C post", None, (), updated=True),
+        ],
+    )
+    assert message == (
+        "<b>Digest: Lumen Blog</b> — 3 posts\n"
+        "\n<i>Announcements</i>\n"
+        '• <a href="https://x.example/a">A &lt;post&gt;</a>\n'
+        "\n<i>Community</i>\n"
+        '• <a href="https://x.example/b">B post</a>\n'
+        "\n<i>Other</i>\n"
+        "• Updated: C post"
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.text(min_size=1, max_size=300), st.text(max_size=30)), min_size=1, max_size=300
+    )
+)
+def test_long_digests_are_split_into_valid_messages(posts: list[tuple[str, str]]) -> None:
+    entries = [
+        DigestEntry(title, "https://x.example/p", (category,) if category.strip() else ())
+        for title, category in posts
+    ]
+    messages = render_digest("Feed", entries)
+    for message in messages:
+        assert_valid_telegram_html(message)
+    assert sum(m.count("• ") for m in messages) >= len(entries)

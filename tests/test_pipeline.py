@@ -279,7 +279,7 @@ async def test_gone_disables_the_feed(
     assert outcome == "gone" and feed.status == "gone" and "410" in (feed.last_error or "")
     clock.advance(days=2)
     with Session(engine) as session:
-        assert store.due_feed_ids(session, now=clock.now) == []
+        assert store.feed_snapshots(session, now=clock.now) == []
 
 
 async def test_one_failing_feed_does_not_stop_the_others(

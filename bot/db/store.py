@@ -176,20 +176,6 @@ def release_leases(session: Session) -> None:
     session.exec(update(Chat).values(lease_until=None, lease_owner=None))
 
 
-def due_feed_ids(session: Session, *, now: datetime, limit: int | None = None) -> list[int]:
-    query = (
-        select(Feed.id)
-        .where(Feed.status != "gone", Feed.next_check_at <= now)
-        .order_by(col(Feed.next_check_at))
-    )
-    if limit:
-        query = query.limit(limit)
-    return [feed_id for feed_id in session.exec(query).all() if feed_id is not None]
-
-
-# --- items -----------------------------------------------------------------------------------
-
-
 def stored_items(session: Session, *, feed_id: int, keys: Iterable[str]) -> dict[str, StoredItem]:
     wanted = list(keys)
     result: dict[str, StoredItem] = {}

@@ -24,7 +24,7 @@ from bot.core.render import render_change, to_plain
 from bot.db import store
 from bot.db.engine import transaction
 from bot.fetch import FetchError
-from bot.logs import setup_logging
+from bot.logs import RedactFilter, setup_logging
 from bot.pipeline import FeedAddError, Poller, PollOutcome
 from bot.runlock import acquire_poller_lock
 from bot.runtime import make_fetcher, open_database, worker_identity
@@ -81,6 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    secrets: list[str] = []
     try:
         settings = load_settings()
         secrets = (
@@ -92,9 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except TelegramError as exc:  # e.g. `poll --once` while Telegram is unreachable
-        print(
-            f"error: Telegram: {exc} (pending messages are kept for the next run)", file=sys.stderr
-        )
+        detail = RedactFilter(secrets).redact(str(exc))  # PTB puts the token in some messages
+        print(f"error: Telegram: {detail} (pending messages are kept)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

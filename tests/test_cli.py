@@ -213,3 +213,44 @@ def test_poll_once_delivers_to_subscribed_chats_and_feed_list_shows_errors(
         .out.rstrip()
         .endswith("\terror: not a feed: NonXMLContentType: text/html is not an XML media type")
     )
+
+
+def test_a_rejected_token_is_one_line_without_the_token(
+    bot_api: FakeBotApi, env: dict[str, str]
+) -> None:
+    wrong = "999:not-the-right-token"
+    result = run_cli(
+        "run", env={**env, "TELEGRAM_BOT_TOKEN": wrong, "TELEGRAM_API_BASE_URL": bot_api.base_url}
+    )
+    assert result.returncode == 1
+    assert (
+        result.stderr
+        == "error: TELEGRAM_BOT_TOKEN was rejected by Telegram: check it with @BotFather\n"
+    )
+    unreachable = run_cli(
+        "worker",
+        env={**env, "TELEGRAM_BOT_TOKEN": wrong, "TELEGRAM_API_BASE_URL": "http://127.0.0.1:1/bot"},
+    )
+    assert unreachable.returncode == 1 and unreachable.stderr.count("\n") == 1
+    assert unreachable.stderr.startswith(
+        "error: cannot reach the Telegram Bot API at http://127.0.0.1:1/bot"
+    )
+    assert "not-the-right-token" not in result.stderr + unreachable.stderr
+
+
+def test_poll_once_with_a_rejected_token_never_prints_it(
+    feeds: FeedServer, bot_api: FakeBotApi, env: dict[str, str]
+) -> None:
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+    assert run_cli("feed", "add", url, env=env).returncode == 0
+    result = run_cli(
+        "poll",
+        "--once",
+        env={
+            **env,
+            "TELEGRAM_BOT_TOKEN": "999:secret-part-here",
+            "TELEGRAM_API_BASE_URL": bot_api.base_url,
+        },
+    )
+    assert result.returncode == 1 and "secret-part-here" not in result.stderr
+    assert "error: Telegram:" in result.stderr

@@ -16,7 +16,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
-from telegram import BotCommand, Update
+from telegram import Bot, BotCommand, Update
+from telegram.error import InvalidToken, NetworkError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -204,11 +205,28 @@ async def _idle_seconds(svc: Services) -> float:
     return min(max(wait, 0.05), DELIVERY_IDLE_SECONDS)
 
 
+async def check_telegram(settings: Settings) -> None:
+    """Fail at start with one line when the token is refused or the Bot API is unreachable
+    (PTB would log a traceback for each), never showing the token itself."""
+    try:
+        async with Bot(settings.token, base_url=settings.telegram_api_base_url):
+            return
+    except InvalidToken:
+        raise SettingsError(
+            "TELEGRAM_BOT_TOKEN was rejected by Telegram: check it with @BotFather"
+        ) from None
+    except NetworkError as exc:
+        raise SettingsError(
+            f"cannot reach the Telegram Bot API at {settings.telegram_api_base_url}: {exc.message}"
+        ) from None
+
+
 def run_bot(settings: Settings, *, updates: bool = True, webhook: bool = False) -> int:
     """`python -m bot run` / `worker`."""
     settings.token  # noqa: B018 - fail early, one line, when the token is missing
     if webhook and (not settings.webhook_url or settings.webhook_secret is None):
         raise SettingsError("--webhook needs WEBHOOK_URL and WEBHOOK_SECRET")
+    asyncio.run(check_telegram(settings))
     lock = acquire_poller_lock(settings.database_url)
     engine = open_database(settings)
     if lock.exclusive:  # the only poller: leases left by a killed predecessor can go at once

@@ -182,21 +182,14 @@ async def _import(settings: Settings, engine: Engine, path: Path) -> int:
         listed = parse_opml(await asyncio.to_thread(path.read_bytes))
     except (OSError, OpmlError) as exc:
         raise CliError(f"cannot read {path}: {exc}") from None
-    added = skipped = failed = 0
     async with make_fetcher(settings) as fetcher:
         poller = Poller(engine, fetcher, settings)
-        for entry in listed:
-            try:
-                outcome = await poller.add_feed(entry.url, trusted=True)
-            except FeedAddError as exc:
-                if "already watched" in str(exc):
-                    skipped += 1
-                else:
-                    failed += 1
-                    print(f"failed: {entry.url}: {exc}", file=sys.stderr)
-                continue
-            added += 1
-            print(f"added {outcome.slug}: {outcome.feed_title} ({outcome.items} items)")
+        report = await poller.import_feeds([entry.url for entry in listed], trusted=True)
+    for outcome in report.added:
+        print(f"added {outcome.slug}: {outcome.feed_title} ({outcome.items} items)")
+    for line in report.failed:
+        print(f"failed: {line}", file=sys.stderr)
+    added, skipped, failed = len(report.added), report.skipped, len(report.failed)
     print(f"imported {added}, already watched {skipped}, failed {failed}")
     return 0 if failed == 0 else 1
 

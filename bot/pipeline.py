@@ -93,6 +93,17 @@ class FeedAddError(Exception):
     """`feed add` / `/addfeed` failed; the message is one line for the user."""
 
 
+class AlreadyWatched(FeedAddError):
+    """The URL (or where it redirects) is watched already."""
+
+
+@dataclass
+class ImportReport:
+    added: list[PollOutcome] = field(default_factory=list)
+    skipped: int = 0
+    failed: list[str] = field(default_factory=list)
+
+
 class Poller:
     def __init__(
         self,
@@ -365,31 +376,52 @@ class Poller:
 
     async def add_feed(self, url: str, *, slug: str | None = None, trusted: bool) -> PollOutcome:
         """Fetch once and store the baseline; nothing is stored when that fails."""
+        if slug is not None and not SLUG_PATTERN.fullmatch(slug):
+            raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes")
+        url, result, raw = await self._fetch_candidate(url, trusted=trusted)
+        return await asyncio.to_thread(self._add, url, slug, trusted, result, raw)
+
+    async def import_feeds(self, urls: list[str], *, trusted: bool) -> ImportReport:
+        """Add each URL in turn (an OPML list); one failure does not stop the others."""
+        report = ImportReport()
+        for url in urls:
+            try:
+                report.added.append(await self.add_feed(url, trusted=trusted))
+            except AlreadyWatched:
+                report.skipped += 1
+            except FeedAddError as exc:
+                report.failed.append(f"{url}: {exc}")
+        return report
+
+    async def _fetch_candidate(
+        self, url: str, *, trusted: bool
+    ) -> tuple[str, FetchResult, RawFeed]:
+        """A URL someone wants watched: http(s), answers 200, and the body is a feed."""
         url = url.strip()
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise FeedAddError(f"not an http(s) URL: {url[:200]!r}")
-        if slug is not None and not SLUG_PATTERN.fullmatch(slug):
-            raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes")
         try:
             result = await self.fetcher.fetch(url, trusted=trusted)
         except FetchError as exc:
             raise FeedAddError(f"cannot fetch {url}: {exc}") from None
         if result.status != 200:
             raise FeedAddError(f"cannot fetch {url}: HTTP {result.status}")
-        return await asyncio.to_thread(self._add, url, slug, trusted, result)
-
-    def _add(self, url: str, slug: str | None, trusted: bool, result: FetchResult) -> PollOutcome:
         try:
-            raw = read_feed(result.body, result.headers)
+            raw = await asyncio.to_thread(read_feed, result.body, result.headers)
         except NotAFeed as exc:
             raise FeedAddError(f"{url} is {exc}") from None
+        return url, result, raw
+
+    def _add(
+        self, url: str, slug: str | None, trusted: bool, result: FetchResult, raw: RawFeed
+    ) -> PollOutcome:
         with transaction(self.engine) as session:
             final_url = result.moved_to or url
             if store.get_feed_by_url(session, url=final_url) or store.get_feed_by_url(
                 session, url=url
             ):
-                raise FeedAddError(f"{url} is already watched")
+                raise AlreadyWatched(f"{url} is already watched")
             if slug is None:
                 slug = unique_slug(session, raw.title or parts_host(final_url))
             elif store.get_feed(session, slug=slug) is not None:
@@ -401,20 +433,7 @@ class Poller:
 
     async def move_feed(self, slug: str, url: str) -> None:
         """A new address for a feed: items, subscriptions and filters stay; validators reset."""
-        url = url.strip()
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise FeedAddError(f"not an http(s) URL: {url[:200]!r}")
-        try:
-            result = await self.fetcher.fetch(url, trusted=True)
-        except FetchError as exc:
-            raise FeedAddError(f"cannot fetch {url}: {exc}") from None
-        if result.status != 200:
-            raise FeedAddError(f"cannot fetch {url}: HTTP {result.status}")
-        try:
-            await asyncio.to_thread(read_feed, result.body, result.headers)
-        except NotAFeed as exc:
-            raise FeedAddError(f"{url} is {exc}") from None
+        url, result, _ = await self._fetch_candidate(url, trusted=True)
 
         def move() -> None:
             with transaction(self.engine) as session:

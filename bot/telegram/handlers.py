@@ -542,18 +542,10 @@ async def on_document(update: Update, context: Context) -> None:
     except OpmlError as exc:
         await reply(update, f"Could not read that file: {esc(exc)}")
         return
-    poller = services(context).poller
-    added, skipped, failed = [], 0, []
-    for entry in listed[:100]:
-        try:
-            outcome = await poller.add_feed(entry.url, trusted=False)
-        except FeedAddError as exc:
-            if "already watched" in str(exc):
-                skipped += 1
-            else:
-                failed.append(f"{entry.url}: {exc}")
-            continue
-        added.append(outcome.slug)
+    report = await services(context).poller.import_feeds(
+        [entry.url for entry in listed[:100]], trusted=False
+    )
+    added, skipped, failed = [o.slug for o in report.added], report.skipped, report.failed
     lines = [f"Imported {len(added)} feeds, {skipped} already watched, {len(failed)} failed."]
     lines += [f"<code>{esc(slug)}</code>" for slug in added[:30]]
     lines += [esc(line[:200]) for line in failed[:10]]

@@ -357,15 +357,25 @@ def chat_subscriptions(session: Session, *, chat_id: int) -> list[tuple[Subscrip
     return [(sub, feed) for sub, feed in rows]
 
 
-def set_filter(session: Session, *, chat_id: int, feed_id: int, flt: CategoryFilter) -> bool:
-    sub = session.exec(
-        select(Subscription).where(Subscription.chat_id == chat_id, Subscription.feed_id == feed_id)
-    ).first()
+def update_subscription(session: Session, *, chat_id: int, feed_id: int, **values: object) -> bool:
+    """Change settings of one subscription; False when the chat is not subscribed."""
+    sub = get_subscription(session, chat_id=chat_id, feed_id=feed_id)
     if sub is None:
         return False
-    sub.include, sub.exclude = list(flt.include), list(flt.exclude)
+    for name, value in values.items():
+        setattr(sub, name, value)
     session.add(sub)
     return True
+
+
+def set_filter(session: Session, *, chat_id: int, feed_id: int, flt: CategoryFilter) -> bool:
+    return update_subscription(
+        session,
+        chat_id=chat_id,
+        feed_id=feed_id,
+        include=list(flt.include),
+        exclude=list(flt.exclude),
+    )
 
 
 def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:

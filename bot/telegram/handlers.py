@@ -346,12 +346,13 @@ async def cmd_keywords(update: Update, context: Context) -> None:
     chat_id, feed_id = message.chat_id, feed.id
 
     def work(session: Session) -> bool:
-        sub = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
-        if sub is None:
-            return False
-        sub.keywords, sub.without_keywords = list(words.include), list(words.exclude)
-        session.add(sub)
-        return True
+        return store.update_subscription(
+            session,
+            chat_id=chat_id,
+            feed_id=feed_id,
+            keywords=list(words.include),
+            without_keywords=list(words.exclude),
+        )
 
     if await services(context).write(work):
         await reply(
@@ -385,12 +386,9 @@ async def _toggle(update: Update, context: Context, field: str, label: str) -> N
     value, chat_id, feed_id = parts[1].lower() == "on", message.chat_id, feed.id
 
     def work(session: Session) -> bool:
-        sub = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
-        if sub is None:
-            return False
-        setattr(sub, field, value)
-        session.add(sub)
-        return True
+        return store.update_subscription(
+            session, chat_id=chat_id, feed_id=feed_id, **{field: value}
+        )
 
     if await services(context).write(work):
         state = "on" if value else "off"
@@ -471,12 +469,9 @@ async def cmd_digest(update: Update, context: Context) -> None:
     when = at.strftime("%H:%M") if at else None
 
     def work(session: Session) -> str | None:
-        sub = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
-        if sub is None:
+        schedule = {"digest": mode, "digest_at": when, "last_digest_at": datetime.now(UTC)}
+        if not store.update_subscription(session, chat_id=chat_id, feed_id=feed_id, **schedule):
             return None
-        sub.digest, sub.digest_at = mode, when
-        sub.last_digest_at = datetime.now(UTC)
-        session.add(sub)
         chat = session.get(DbChat, chat_id)
         return chat.timezone if chat else "UTC"
 

@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 from bot.core.digest import DigestEntry, is_due, render_digest
 from bot.db.engine import transaction
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Feed, Item, Subscription
+from bot.i18n import translator
 
 log = logging.getLogger(__name__)
 
@@ -48,11 +49,11 @@ def run_digests(engine: Engine, clock: Callable[[], datetime] = lambda: datetime
                 continue
             sub.last_digest_at = now
             session.add(sub)
-            queued += _queue_digest(session, sub, feed)
+            queued += _queue_digest(session, sub, feed, chat.language)
     return queued
 
 
-def _queue_digest(session: Session, sub: Subscription, feed: Feed) -> int:
+def _queue_digest(session: Session, sub: Subscription, feed: Feed, language: str | None) -> int:
     held = session.exec(
         select(Delivery, Item)
         .join(Item, col(Item.id) == col(Delivery.item_id))
@@ -77,7 +78,7 @@ def _queue_digest(session: Session, sub: Subscription, feed: Feed) -> int:
     for delivery, _ in held:
         delivery.status = DeliveryStatus.DIGESTED
         session.add(delivery)
-    messages = render_digest(feed.title, entries)
+    messages = render_digest(feed.title, entries, translator(language))
     for text in messages:
         session.add(
             Delivery(

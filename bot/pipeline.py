@@ -32,6 +32,7 @@ from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Delivery, DeliveryStatus, Feed, FeedStatus
 from bot.fetch import Fetcher, FetchError, FetchResult
+from bot.i18n import translator
 
 log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
@@ -330,9 +331,13 @@ class Poller:
         info = FeedInfo(slug=feed.slug, title=feed.title)
         deliveries = []
         for change in changes:
-            text = render_change(change, info)
+            rendered: dict[str | None, str] = {}  # once per language, not once per chat
             for reader in audience:
                 if wants(reader, change):
+                    text = rendered.get(reader.language)
+                    if text is None:
+                        text = render_change(change, info, translator(reader.language))
+                        rendered[reader.language] = text
                     deliveries.append(
                         Delivery(
                             chat_id=reader.chat_id,

@@ -50,8 +50,10 @@ async def test_start_and_help_explain_every_command(bot: RunningBot, bot_api: Fa
         for name in ("/subscribe", "/unsubscribe", "/list", "/feeds", "/categories", "/filter"):
             assert name in reply
         assert "<code>/filter lumen-blog Blog, -Community, -Press Release</code>" in reply
-    (menu,) = bot_api.calls_to("setMyCommands")
+    menus = {c.params.get("language_code"): c for c in bot_api.calls_to("setMyCommands")}
+    menu = menus[None]  # the default menu, in English
     assert {c["command"] for c in menu.params["commands"]} >= {"start", "subscribe", "filter"}
+    assert {"description": "what this bot does", "command": "start"} in menu.params["commands"]
 
 
 async def test_feeds_lists_slug_and_title(bot: RunningBot, bot_api: FakeBotApi) -> None:

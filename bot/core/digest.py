@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.core.lang import ENGLISH, N_, Translator, UserError
 from bot.core.render import TELEGRAM_LIMIT, esc, esc_attr, telegram_length
 from bot.core.text import shorten
 
 HOURLY, DAILY = "hourly", "daily"
 
 
-class DigestSyntaxError(ValueError):
+class DigestSyntaxError(UserError):
     """The /digest arguments are not understood."""
 
 
@@ -36,8 +37,8 @@ def parse_schedule(words: list[str]) -> tuple[str, time | None]:
         try:
             return DAILY, time.fromisoformat(words[1])
         except ValueError:
-            raise DigestSyntaxError("the time is HH:MM, e.g. 08:30") from None
-    raise DigestSyntaxError("use hourly, daily HH:MM or off")
+            raise DigestSyntaxError(N_("the time is HH:MM, e.g. 08:30")) from None
+    raise DigestSyntaxError(N_("use hourly, daily HH:MM or off"))
 
 
 def is_due(mode: str, at: time | None, zone: ZoneInfo, last: datetime, now: datetime) -> bool:
@@ -51,17 +52,25 @@ def is_due(mode: str, at: time | None, zone: ZoneInfo, last: datetime, now: date
     return last < latest <= now
 
 
-def render_digest(feed_title: str, entries: list[DigestEntry]) -> list[str]:
-    """One or more messages; each stays within Telegram's limit."""
+def render_digest(
+    feed_title: str, entries: list[DigestEntry], tr: Translator = ENGLISH
+) -> list[str]:
+    """One or more messages in `tr`'s language; each stays within Telegram's limit."""
+    other = tr.gettext("Other")
     groups: dict[str, list[DigestEntry]] = {}
     for entry in entries:
-        groups.setdefault(entry.categories[0] if entry.categories else "Other", []).append(entry)
-    head = f"<b>Digest: {esc(shorten(feed_title, 100))}</b> — {len(entries)} posts"
+        groups.setdefault(entry.categories[0] if entry.categories else other, []).append(entry)
+    count = len(entries)
+    head = tr.ngettext(
+        "<b>Digest: {feed}</b> — {count} post", "<b>Digest: {feed}</b> — {count} posts", count
+    ).format(feed=esc(shorten(feed_title, 100)), count=count)
+    updated = tr.gettext("Updated: ")
+    continued = tr.gettext("{head} (continued)").format(head=head)
     lines: list[str] = []
     for category in sorted(groups, key=str.casefold):
         lines.append(f"\n<i>{esc(shorten(category, 60))}</i>")
         for entry in groups[category]:
-            title = esc(shorten(("Updated: " if entry.updated else "") + entry.title, 200))
+            title = esc(shorten((updated if entry.updated else "") + entry.title, 200))
             link = f'<a href="{esc_attr(entry.link)}">{title}</a>' if entry.link else title
             lines.append(f"• {link}")
     messages: list[str] = []
@@ -70,7 +79,7 @@ def render_digest(feed_title: str, entries: list[DigestEntry]) -> list[str]:
         candidate = f"{current}\n{line}"
         if telegram_length(candidate) > TELEGRAM_LIMIT:
             messages.append(current)
-            current = f"{head} (continued)\n{line}"
+            current = f"{continued}\n{line}"
         else:
             current = candidate
     messages.append(current)

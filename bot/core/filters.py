@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from bot.core.lang import ENGLISH, N_, Translator, UserError
 from bot.core.model import Audience, CategoryFilter, Change, ChangeKind, KeywordFilter
 from bot.core.text import clean_inline
 
@@ -18,7 +19,7 @@ _WORD = re.compile(r"\w+")
 _KEYWORD_PART = re.compile(r'\s*(-?)\s*(?:"([^"]*)"|([^,"]+))\s*(?:,|$)')
 
 
-class FilterSyntaxError(ValueError):
+class FilterSyntaxError(UserError):
     """The user's filter text cannot be understood; the message says why."""
 
 
@@ -34,14 +35,14 @@ def parse_filter(text: str, *, max_categories: int = 50) -> CategoryFilter:
             part = clean_inline(part[1:])
             target = exclude
             if not part:
-                raise FilterSyntaxError("a lone '-' needs a category name after it")
+                raise FilterSyntaxError(N_("a lone '-' needs a category name after it"))
         if len(part) > 100:
-            raise FilterSyntaxError("category names are at most 100 characters")
+            raise FilterSyntaxError(N_("category names are at most 100 characters"))
         target.setdefault(part.casefold(), part)
     if not include and not exclude:
-        raise FilterSyntaxError("give at least one category")
+        raise FilterSyntaxError(N_("give at least one category"))
     if len(include) + len(exclude) > max_categories:
-        raise FilterSyntaxError(f"at most {max_categories} categories per filter")
+        raise FilterSyntaxError(N_("at most {count} categories per filter"), count=max_categories)
     return CategoryFilter(include=tuple(include.values()), exclude=tuple(exclude.values()))
 
 
@@ -52,10 +53,10 @@ def matches(flt: CategoryFilter, categories: Iterable[str]) -> bool:
     return not flt.include or any(name.casefold() in have for name in flt.include)
 
 
-def describe(flt: CategoryFilter) -> str:
+def describe(flt: CategoryFilter, tr: Translator = ENGLISH) -> str:
     """The filter written back in the syntax the user types."""
     if flt.is_empty:
-        return "all posts"
+        return tr.gettext("all posts")
     return ", ".join([*flt.include, *(f"-{name}" for name in flt.exclude)])
 
 
@@ -74,21 +75,21 @@ def parse_keywords(text: str, *, max_keywords: int = 50) -> KeywordFilter:
     while position < len(text):
         match = _KEYWORD_PART.match(text, position)
         if match is None or match.end() == position:
-            raise FilterSyntaxError('use words or "quoted phrases" separated by commas')
+            raise FilterSyntaxError(N_('use words or "quoted phrases" separated by commas'))
         position = match.end()
         negative, quoted, bare = match.groups()
         words = fold_words(quoted if quoted is not None else bare)
         if not words:
-            raise FilterSyntaxError("a keyword needs at least one letter or digit")
+            raise FilterSyntaxError(N_("a keyword needs at least one letter or digit"))
         phrase = " ".join(words)
         if len(phrase) > 100:
-            raise FilterSyntaxError("keywords are at most 100 characters")
+            raise FilterSyntaxError(N_("keywords are at most 100 characters"))
         shown = clean_inline(quoted if quoted is not None else bare)
         (exclude if negative else include).setdefault(phrase, shown)
     if not include and not exclude:
-        raise FilterSyntaxError("give at least one keyword")
+        raise FilterSyntaxError(N_("give at least one keyword"))
     if len(include) + len(exclude) > max_keywords:
-        raise FilterSyntaxError(f"at most {max_keywords} keywords")
+        raise FilterSyntaxError(N_("at most {count} keywords"), count=max_keywords)
     return KeywordFilter(include=tuple(include.values()), exclude=tuple(exclude.values()))
 
 
@@ -112,9 +113,9 @@ def keywords_match(flt: KeywordFilter, text: str) -> bool:
     return not flt.include or any(found(phrase) for phrase in flt.include)
 
 
-def describe_keywords(flt: KeywordFilter) -> str:
+def describe_keywords(flt: KeywordFilter, tr: Translator = ENGLISH) -> str:
     if flt.is_empty:
-        return "none"
+        return tr.gettext("none")
 
     def show(word: str) -> str:
         return f'"{word}"' if " " in word else word

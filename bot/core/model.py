@@ -146,3 +146,4 @@ class Audience:
     preview: bool = False
     thread_id: int | None = None
     digest: bool = False
+    language: str | None = None  # the chat's; None is English

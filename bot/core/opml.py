@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.utils import format_datetime
 
+from bot.core.lang import N_, UserError
 from bot.core.parse import safe_link, strip_internal_subset
 from bot.core.text import clean_inline
 
 
-class OpmlError(ValueError):
+class OpmlError(UserError):
     """Not an OPML document we can read."""
 
 
@@ -26,9 +27,9 @@ def parse_opml(data: bytes) -> list[OpmlFeed]:
     try:
         root = ET.fromstring(strip_internal_subset(data))  # noqa: S314 - no DTD, no entities
     except ET.ParseError as exc:
-        raise OpmlError(f"not valid XML: {exc}") from None
+        raise OpmlError(N_("not valid XML: {detail}"), detail=exc) from None
     if root.tag.lower() != "opml":
-        raise OpmlError("not an OPML document (no <opml> root)")
+        raise OpmlError(N_("not an OPML document (no <opml> root)"))
     feeds: dict[str, OpmlFeed] = {}
     for outline in root.iter("outline"):
         url = safe_link(outline.get("xmlUrl") or outline.get("xmlurl"))

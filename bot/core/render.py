@@ -10,8 +10,8 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from datetime import datetime
 
+from bot.core.lang import ENGLISH, Translator
 from bot.core.model import Change, ChangeKind, FeedInfo, TextDiff
 from bot.core.text import shorten
 
@@ -22,11 +22,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates cannot be sent as 
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
 
 
-def render_change(change: Change, feed: FeedInfo) -> str:
-    """The message for one event, guaranteed to fit Telegram's length limit."""
+def render_change(change: Change, feed: FeedInfo, tr: Translator = ENGLISH) -> str:
+    """The message for one event in `tr`'s language, guaranteed to fit Telegram's limit."""
     scale = 1.0
     while True:
-        message = _render(change, feed, scale)
+        message = _render(change, feed, scale, tr)
         if telegram_length(message) <= TELEGRAM_LIMIT or scale < 0.01:
             return message
         scale /= 2
@@ -44,22 +44,22 @@ def to_plain(message_html: str) -> str:
     return html.unescape(_TAG.sub("", with_urls))
 
 
-def _render(change: Change, feed: FeedInfo, scale: float) -> str:
+def _render(change: Change, feed: FeedInfo, scale: float, tr: Translator) -> str:
     item = change.item
 
     def budget(chars: int) -> int:
         return max(int(chars * scale), 20)
 
-    title = esc(shorten(item.title or "(untitled)", budget(300)))
+    title = esc(shorten(item.title or tr.gettext("(untitled)"), budget(300)))
     if item.link:
         title = f'<a href="{esc_attr(item.link)}">{title}</a>'
-    prefix = "Updated: " if change.kind is ChangeKind.EDITED else ""
+    prefix = tr.gettext("Updated: ") if change.kind is ChangeKind.EDITED else ""
     lines = [f"<b>{prefix}{title}</b>"]
     byline = [shorten(feed.title or feed.slug, budget(100))]
     if item.author:
         byline.append(shorten(item.author, budget(100)))
     if item.published:
-        byline.append(format_date(item.published))
+        byline.append(tr.format_date(item.published))
     lines.append(esc(" · ".join(byline)))
     if item.categories:
         shown = [shorten(c, budget(50)) for c in item.categories[:10]]
@@ -68,45 +68,48 @@ def _render(change: Change, feed: FeedInfo, scale: float) -> str:
         lines.append(f"<i>{esc(' · '.join(shown) + tail)}</i>")
     lines.append("")
     if change.kind is ChangeKind.EDITED and change.diff is not None:
-        lines.extend(_render_diff(change.diff, budget))
+        lines.extend(_render_diff(change.diff, budget, tr))
     elif item.text:
         lines.append(esc(shorten(item.text.replace("\n\n", "\n"), budget(SUMMARY_CHARS))))
     return "\n".join(lines).rstrip()
 
 
-def _render_diff(diff: TextDiff, budget: Callable[[int], int]) -> list[str]:
+def _render_diff(diff: TextDiff, budget: Callable[[int], int], tr: Translator) -> list[str]:
     out: list[str] = []
     if diff.old_title is not None and diff.new_title is not None:
         out.append(
-            f"Title: <i>{esc(shorten(diff.old_title, budget(150)))}</i> → "
-            f"{esc(shorten(diff.new_title, budget(150)))}"
+            tr.gettext("Title: <i>{old}</i> → {new}").format(
+                old=esc(shorten(diff.old_title, budget(150))),
+                new=esc(shorten(diff.new_title, budget(150))),
+            )
         )
     if diff.added:
-        out.append("<b>Added:</b>")
-        out.extend(_bullets(diff.added, "+", budget(1500), budget(400)))
+        out.append(tr.gettext("<b>Added:</b>"))
+        out.extend(_bullets(diff.added, "+", budget(1500), budget(400), tr))
     if diff.removed:
-        out.append("<b>Removed:</b>")
-        out.extend(_bullets(diff.removed, "−", budget(400), budget(120)))
+        out.append(tr.gettext("<b>Removed:</b>"))
+        out.extend(_bullets(diff.removed, "−", budget(400), budget(120), tr))
     if not out:
-        out.append("The text was reworded or reordered.")
+        out.append(tr.gettext("The text was reworded or reordered."))
     return out
 
 
-def _bullets(sentences: tuple[str, ...], mark: str, total: int, each: int) -> list[str]:
+def _bullets(
+    sentences: tuple[str, ...], mark: str, total: int, each: int, tr: Translator
+) -> list[str]:
     out: list[str] = []
     used = 0
     for index, sentence in enumerate(sentences):
         line = shorten(sentence, each)
         if used + len(line) > total and out:
-            out.append(f"<i>… and {len(sentences) - index} more</i>")
+            rest = len(sentences) - index
+            out.append(
+                tr.ngettext("<i>… and {n} more</i>", "<i>… and {n} more</i>", rest).format(n=rest)
+            )
             break
         out.append(f"{mark} {esc(line)}")
         used += len(line)
     return out
-
-
-def format_date(value: datetime) -> str:
-    return f"{value.day} {value:%b %Y}"
 
 
 def esc(value: str) -> str:

@@ -275,15 +275,34 @@ def category_counts(session: Session, *, feed_id: int) -> list[tuple[str, int]]:
 # --- chats and subscriptions -------------------------------------------------------------------
 
 
-def upsert_chat(session: Session, *, chat_id: int, type_: str, title: str) -> Chat:
+def upsert_chat(
+    session: Session, *, chat_id: int, type_: str, title: str, language: str | None = None
+) -> Chat:
+    """Create or refresh a chat; `language` (the client's) is kept only if none is set yet."""
     chat = session.get(Chat, chat_id)
     if chat is None:
-        chat = Chat(id=chat_id, type=type_, title=title[:256])
+        chat = Chat(id=chat_id, type=type_, title=title[:256], language=language)
     else:
         chat.type, chat.title, chat.active = type_, title[:256], True
+        chat.language = chat.language or language
     session.add(chat)
     session.flush()
     return chat
+
+
+def chat_language(session: Session, *, chat_id: int) -> tuple[bool, str | None]:
+    """(the chat is known, its language): a known chat without one has not chosen yet."""
+    chat = session.get(Chat, chat_id)
+    return (chat is not None, chat.language if chat is not None else None)
+
+
+def set_chat_language(
+    session: Session, *, chat_id: int, language: str, only_if_unset: bool = False
+) -> None:
+    chat = session.get(Chat, chat_id)
+    if chat is not None and not (only_if_unset and chat.language):
+        chat.language = language
+        session.add(chat)
 
 
 def set_chat_active(session: Session, *, chat_id: int, active: bool) -> None:
@@ -381,7 +400,7 @@ def set_filter(session: Session, *, chat_id: int, feed_id: int, flt: CategoryFil
 def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
     """Active, unpaused chats subscribed to a feed, with their filters and settings."""
     rows = session.exec(
-        select(Subscription)
+        select(Subscription, Chat.language)
         .join(Chat, col(Chat.id) == col(Subscription.chat_id))
         .where(
             Subscription.feed_id == feed_id,
@@ -390,10 +409,10 @@ def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
         )
         .order_by(col(Subscription.chat_id))
     ).all()
-    return [audience(sub) for sub in rows]
+    return [audience(sub, language) for sub, language in rows]
 
 
-def audience(sub: Subscription) -> Audience:
+def audience(sub: Subscription, language: str | None = None) -> Audience:
     return Audience(
         chat_id=sub.chat_id,
         categories=CategoryFilter(
@@ -406,6 +425,7 @@ def audience(sub: Subscription) -> Audience:
         preview=sub.preview,
         thread_id=sub.thread_id,
         digest=sub.digest is not None,
+        language=language,
     )
 
 

@@ -96,6 +96,7 @@ class Chat(SQLModel, table=True):
     active: bool = True
     paused: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
+    language: str | None = Field(default=None, max_length=8, description="None: not chosen yet")
     created_at: datetime = Field(default_factory=utcnow)
     lease_until: datetime | None = Field(default=None, description="a worker is delivering here")
     lease_owner: str | None = Field(default=None, max_length=128)

@@ -36,6 +36,8 @@ from bot.db.engine import transaction
 from bot.delivery import Deliverer
 from bot.digests import run_digests
 from bot.fetch import Fetcher
+from bot.i18n import DEFAULT as DEFAULT_LANGUAGE
+from bot.i18n import LANGUAGES, translator
 from bot.pipeline import Poller
 from bot.runlock import acquire_poller_lock
 from bot.runtime import make_fetcher, open_database, worker_identity
@@ -117,6 +119,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
         "export": handlers.cmd_export,
         "digest": handlers.cmd_digest,
         "timezone": handlers.cmd_timezone,
+        "language": handlers.cmd_language,
         "addfeed": handlers.cmd_addfeed,
         "removefeed": handlers.cmd_removefeed,
     }
@@ -135,8 +138,17 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
 
 async def startup(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """post_init: register the command menu, then start polling feeds and delivering."""
-    await application.bot.set_my_commands([BotCommand(n, d) for n, d in texts.COMMANDS])
+    await register_commands(application.bot)
     start_background(application)
+
+
+async def register_commands(bot: Bot) -> None:
+    """The command menu, once by default (English) and once per translated client language."""
+    for language in LANGUAGES:
+        tr = translator(language)
+        commands = [BotCommand(name, tr.gettext(about)) for name, about in texts.COMMANDS]
+        code = None if language == DEFAULT_LANGUAGE else language
+        await bot.set_my_commands(commands, language_code=code)
 
 
 def start_background(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -157,6 +169,9 @@ async def stop_background(svc: Services) -> None:
     poll_task = next((t for t in svc.tasks if t.get_name() == "feedwatch-poll"), None)
     if poll_task is not None:
         poll_task.cancel()
+    if not svc.tasks:  # startup failed before the loops began
+        await svc.poller.fetcher.aclose()
+        return
     done, pending = await asyncio.wait(svc.tasks, timeout=SHUTDOWN_GRACE_SECONDS)
     for task in pending:
         task.cancel()

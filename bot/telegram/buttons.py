@@ -13,25 +13,38 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
+from bot.core.lang import Translator
 from bot.core.model import Change, ChangeKind, FeedInfo, ParsedItem
 from bot.core.render import render_change
 from bot.db import store
-from bot.db.tables import Delivery, Feed, Item
+from bot.db.tables import Chat, Delivery, Feed, Item
+from bot.i18n import parse_choice, translator
 from bot.telegram import texts
-from bot.telegram.handlers import Context, is_chat_admin, list_view
+from bot.telegram.handlers import (
+    Context,
+    chat_translator,
+    is_chat_admin,
+    list_view,
+    set_language,
+)
 from bot.telegram.services import services
 
 log = logging.getLogger(__name__)
 BACKLOG = 3
 
 
-def backlog_keyboard(feed_id: int) -> InlineKeyboardMarkup:
+def backlog_keyboard(feed_id: int, tr: Translator) -> InlineKeyboardMarkup:
+    also = tr.ngettext("Also the latest {count}", "Also the latest {count}", BACKLOG)
     return InlineKeyboardMarkup(
         [
-            [InlineKeyboardButton("Only new posts", callback_data=f"backlog:{feed_id}:0")],
             [
                 InlineKeyboardButton(
-                    f"Also the latest {BACKLOG}", callback_data=f"backlog:{feed_id}:{BACKLOG}"
+                    tr.gettext("Only new posts"), callback_data=f"backlog:{feed_id}:0"
+                )
+            ],
+            [
+                InlineKeyboardButton(
+                    also.format(count=BACKLOG), callback_data=f"backlog:{feed_id}:{BACKLOG}"
                 )
             ],
         ]
@@ -43,11 +56,19 @@ async def on_button(update: Update, context: Context) -> None:
     query = update.callback_query
     if query is None or query.data is None or query.message is None:
         return
+    tr = await chat_translator(update, context)
+    _ = tr.gettext
     if not await is_chat_admin(update, context):
-        await query.answer(texts.ADMINS_ONLY, show_alert=True)
+        await query.answer(_(texts.ADMINS_ONLY), show_alert=True)
         return
-    action, _, rest = query.data.partition(":")
-    feed_id_text, _, count_text = rest.partition(":")
+    action, _sep, rest = query.data.partition(":")
+    if action == "lang":
+        language = parse_choice(rest)
+        if language is not None:
+            await _edit(query, await set_language(update, context, language), None)
+        await query.answer()
+        return
+    feed_id_text, _sep, count_text = rest.partition(":")
     if not feed_id_text.isdigit():
         await query.answer()
         return
@@ -60,14 +81,19 @@ async def on_button(update: Update, context: Context) -> None:
             lambda s: queue_backlog(s, chat_id=chat_id, feed_id=feed_id, count=count)
         )
         svc.wake.set()
-        note = f"Sending the latest {queued} posts." if queued else "Only new posts, then."
+        if queued:
+            note = tr.ngettext(
+                "Sending the latest {count} post.", "Sending the latest {count} posts.", queued
+            ).format(count=queued)
+        else:
+            note = _("Only new posts, then.")
         before = query.message.text_html if isinstance(query.message, Message) else ""
         await _edit(query, f"{before}\n\n{note}".strip(), None)
         await query.answer()
         return
     if action == "unsub":
         await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed_id))
-        note = "Unsubscribed."
+        note = _("Unsubscribed.")
     elif action in ("edits", "preview"):
 
         def flip(session: Session) -> None:
@@ -77,7 +103,7 @@ async def on_button(update: Update, context: Context) -> None:
                 session.add(sub)
 
         await svc.write(flip)
-    text, keyboard = await list_view(context, chat_id)
+    text, keyboard = await list_view(context, chat_id, tr)
     await _edit(query, text, keyboard)
     await query.answer(note)
 
@@ -93,6 +119,8 @@ def queue_backlog(session: Session, *, chat_id: int, feed_id: int, count: int) -
     items = [i for i in store.latest_items(session, feed_id=feed_id, limit=count) if i.id]
     had = store.delivered_item_ids(session, chat_id=chat_id, item_ids=[i.id or 0 for i in items])
     info = FeedInfo(slug=feed.slug, title=feed.title)
+    chat = session.get(Chat, chat_id)
+    tr = translator(chat.language if chat is not None else None)
     queued = 0
     for item in reversed(items):
         if item.id in had:
@@ -103,7 +131,7 @@ def queue_backlog(session: Session, *, chat_id: int, feed_id: int, count: int) -
                 feed_id=feed_id,
                 item_id=item.id or 0,
                 kind=ChangeKind.NEW.value,
-                text=render_change(Change(ChangeKind.NEW, as_parsed(item)), info),
+                text=render_change(Change(ChangeKind.NEW, as_parsed(item)), info, tr),
                 preview=sub.preview,
                 thread_id=sub.thread_id,
             )

@@ -33,11 +33,13 @@ from bot.core.filters import (
     parse_keywords,
     unknown_categories,
 )
+from bot.core.lang import N_, Translator
 from bot.core.model import CategoryFilter, KeywordFilter
 from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
 from bot.db import store
 from bot.db.tables import Chat as DbChat
 from bot.db.tables import Feed
+from bot.i18n import LANGUAGES, from_client, parse_choice, translator
 from bot.pipeline import FeedAddError
 from bot.telegram import texts
 from bot.telegram.services import services
@@ -63,15 +65,40 @@ def command_args(message: Message) -> str:
     return parts[1].strip() if len(parts) > 1 else ""
 
 
+def client_language(update: Update) -> str:
+    user = update.effective_user
+    return from_client(user.language_code if user is not None else None)
+
+
 async def remember_chat(update: Update, context: Context) -> Chat | None:
+    """Record the chat; the first time, its language is the sender's Telegram client language."""
     chat = update.effective_chat
     if chat is None:
         return None
     title = chat.title or chat.full_name or chat.username or ""
+    language = client_language(update)
     await services(context).write(
-        lambda s: store.upsert_chat(s, chat_id=chat.id, type_=chat.type, title=title)
+        lambda s: store.upsert_chat(
+            s, chat_id=chat.id, type_=chat.type, title=title, language=language
+        )
     )
     return chat
+
+
+async def chat_translator(update: Update, context: Context) -> Translator:
+    """The chat's chosen language; until it has one, the sender's client language (kept then)."""
+    chat, guess = update.effective_chat, client_language(update)
+    if chat is None:
+        return translator(guess)
+    svc = services(context)
+    known, language = await svc.read(lambda s: store.chat_language(s, chat_id=chat.id))
+    if known and language is None:
+        await svc.write(
+            lambda s: store.set_chat_language(
+                s, chat_id=chat.id, language=guess, only_if_unset=True
+            )
+        )
+    return translator(language or guess)
 
 
 async def is_chat_admin(update: Update, context: Context) -> bool:
@@ -94,29 +121,37 @@ def is_operator(update: Update, context: Context) -> bool:
     return user is not None and user.id in services(context).settings.bot_admin_ids
 
 
-async def find_feed(update: Update, context: Context, slug: str, usage: str) -> Feed | None:
+async def find_feed(
+    update: Update, context: Context, tr: Translator, slug: str, command: str
+) -> Feed | None:
     """The feed named `slug`, or the only feed when no slug is given and there is just one."""
+    _ = tr.gettext
     svc = services(context)
     rows = await svc.read(store.list_feeds)
     if not slug:
         if len(rows) == 1:
             return rows[0].feed
         if not rows:
-            await reply(update, "No feeds are watched yet.")
+            await reply(update, _("No feeds are watched yet."))
         else:
-            await reply(update, f"Which feed? Usage: {usage}\nFeeds: {_slugs(rows)}")
+            text = _("Which feed? Usage: {usage}\nFeeds: {feeds}")
+            await reply(update, text.format(usage=_(texts.USAGE[command]), feeds=_slugs(rows, tr)))
         return None
     for row in rows:
         if row.feed.slug == slug.lower():
             return row.feed
-    await reply(
-        update, f"There is no feed named <code>{esc(slug[:64])}</code>. Feeds: {_slugs(rows)}"
-    )
+    text = _("There is no feed named <code>{slug}</code>. Feeds: {feeds}")
+    await reply(update, text.format(slug=esc(slug[:64]), feeds=_slugs(rows, tr)))
     return None
 
 
-def _slugs(rows: list[store.FeedRow]) -> str:
-    return ", ".join(f"<code>{esc(r.feed.slug)}</code>" for r in rows) or "none yet"
+def _slugs(rows: list[store.FeedRow], tr: Translator) -> str:
+    return ", ".join(f"<code>{esc(r.feed.slug)}</code>" for r in rows) or tr.gettext("none yet")
+
+
+def usage(tr: Translator, command: str) -> str:
+    """The wrong-argument reply: `Usage: ` and the command's usage line."""
+    return tr.gettext("Usage: {usage}").format(usage=tr.gettext(texts.USAGE[command]))
 
 
 # --- commands ----------------------------------------------------------------------------------
@@ -125,29 +160,32 @@ def _slugs(rows: list[store.FeedRow]) -> str:
 async def cmd_help(update: Update, context: Context) -> None:
     """/start and /help: what the bot does and every command with an example."""
     await remember_chat(update, context)
-    await reply(update, texts.HELP)
+    await reply(update, texts.help_text(await chat_translator(update, context)))
 
 
 async def cmd_feeds(update: Update, context: Context) -> None:
     """/feeds: the feeds this bot watches."""
+    _ = (await chat_translator(update, context)).gettext
     rows = await services(context).read(store.list_feeds)
     if not rows:
-        await reply(update, "No feeds are watched yet.")
+        await reply(update, _("No feeds are watched yet."))
         return
-    lines = ["<b>Watched feeds</b>"]
+    lines = [_("<b>Watched feeds</b>")]
     for row in rows:
         status = "" if row.feed.status == "ok" else f" ({esc(row.feed.status)})"
         lines.append(f"<code>{esc(row.feed.slug)}</code> — {esc(row.feed.title)}{status}")
-    lines.append("\nSubscribe with /subscribe SLUG")
+    lines.append("\n" + _("Subscribe with /subscribe SLUG"))
     await reply(update, "\n".join(lines))
 
 
 async def cmd_subscribe(update: Update, context: Context) -> None:
     """/subscribe [SLUG]"""
     message = update.effective_message
-    if message is None or not await _may_change(update, context):
+    tr = await chat_translator(update, context)
+    _ = tr.gettext
+    if message is None or not await _may_change(update, context, tr):
         return
-    feed = await find_feed(update, context, command_args(message), texts.USAGE["subscribe"])
+    feed = await find_feed(update, context, tr, command_args(message), "subscribe")
     if feed is None or feed.id is None:
         return
     chat = await remember_chat(update, context)
@@ -164,19 +202,25 @@ async def cmd_subscribe(update: Update, context: Context) -> None:
         return "added" if added else "had"
 
     result = await svc.write(work)
+    title, slug = esc(feed.title), esc(feed.slug)
     if result == "limit":
-        await reply(update, f"This chat already has {limit} subscriptions, the most allowed.")
+        text = _("This chat already has {limit} subscriptions, the most allowed.")
+        await reply(update, text.format(limit=limit))
     elif result == "had":
-        await reply(update, f"This chat is already subscribed to <b>{esc(feed.title)}</b>.")
+        text = _("This chat is already subscribed to <b>{title}</b>.")
+        await reply(update, text.format(title=title))
     else:
         from bot.telegram.buttons import backlog_keyboard
 
+        text = _(
+            "Subscribed to <b>{title}</b>. New posts and real edits will appear here.\n"
+            "Narrow it down with <code>/filter {slug} CATEGORY</code> "
+            "(see <code>/categories {slug}</code>)."
+        )
         await message.reply_text(
-            f"Subscribed to <b>{esc(feed.title)}</b>. New posts and real edits will appear here.\n"
-            f"Narrow it down with <code>/filter {esc(feed.slug)} CATEGORY</code> "
-            f"(see <code>/categories {esc(feed.slug)}</code>).",
+            text.format(title=title, slug=slug),
             parse_mode=ParseMode.HTML,
-            reply_markup=backlog_keyboard(feed_id),
+            reply_markup=backlog_keyboard(feed_id, tr),
             do_quote=False,
         )
 
@@ -184,26 +228,32 @@ async def cmd_subscribe(update: Update, context: Context) -> None:
 async def cmd_unsubscribe(update: Update, context: Context) -> None:
     """/unsubscribe SLUG | all"""
     message = update.effective_message
-    if message is None or not await _may_change(update, context):
+    tr = await chat_translator(update, context)
+    _ = tr.gettext
+    if message is None or not await _may_change(update, context, tr):
         return
     arg = command_args(message)
     chat_id = message.chat_id
     svc = services(context)
     if not arg:
-        await reply(update, f"Usage: {texts.USAGE['unsubscribe']}")
+        await reply(update, usage(tr, "unsubscribe"))
         return
     if arg.lower() == "all":
         count = await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=None))
-        await reply(update, f"Unsubscribed from {count} feed{'s' if count != 1 else ''}.")
+        text = tr.ngettext(
+            "Unsubscribed from {count} feed.", "Unsubscribed from {count} feeds.", count
+        )
+        await reply(update, text.format(count=count))
         return
-    feed = await find_feed(update, context, arg, texts.USAGE["unsubscribe"])
+    feed = await find_feed(update, context, tr, arg, "unsubscribe")
     if feed is None:
         return
     count = await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed.id))
     if count:
-        await reply(update, f"Unsubscribed from <b>{esc(feed.title)}</b>.")
+        text = _("Unsubscribed from <b>{title}</b>.")
     else:
-        await reply(update, f"This chat was not subscribed to <b>{esc(feed.title)}</b>.")
+        text = _("This chat was not subscribed to <b>{title}</b>.")
+    await reply(update, text.format(title=esc(feed.title)))
 
 
 async def cmd_list(update: Update, context: Context) -> None:
@@ -211,46 +261,52 @@ async def cmd_list(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is None:
         return
-    text, keyboard = await list_view(context, message.chat_id)
+    tr = await chat_translator(update, context)
+    text, keyboard = await list_view(context, message.chat_id, tr)
     await message.reply_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard, do_quote=False)
 
 
-async def list_view(context: Context, chat_id: int) -> tuple[str, InlineKeyboardMarkup | None]:
+async def list_view(
+    context: Context, chat_id: int, tr: Translator
+) -> tuple[str, InlineKeyboardMarkup | None]:
     """The /list text and its keyboard: unsubscribe, edits and previews per feed."""
+    _ = tr.gettext
     svc = services(context)
     subs = await svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
     if not subs:
-        return "This chat has no subscriptions. See /feeds, then /subscribe SLUG.", None
-    lines = ["<b>Subscriptions</b>"]
+        return _("This chat has no subscriptions. See /feeds, then /subscribe SLUG."), None
+    lines = [_("<b>Subscriptions</b>")]
     rows = []
     for sub, feed in subs:
         reader = store.audience(sub)
         extras = []
         if not reader.keywords.is_empty:
-            extras.append(f"keywords {describe_keywords(reader.keywords)}")
+            words = describe_keywords(reader.keywords, tr)
+            extras.append(_("keywords {keywords}").format(keywords=words))
         if not reader.edits:
-            extras.append("no edits")
+            extras.append(_("no edits"))
         if reader.preview:
-            extras.append("previews on")
+            extras.append(_("previews on"))
         if reader.thread_id is not None:
-            extras.append(f"topic {reader.thread_id}")
+            extras.append(_("topic {topic}").format(topic=reader.thread_id))
         tail = f" ({'; '.join(extras)})" if extras else ""
-        line = f"{describe(reader.categories)}{tail}"
+        line = f"{describe(reader.categories, tr)}{tail}"
         lines.append(f"<code>{esc(feed.slug)}</code> — {esc(feed.title)}: {esc(line)}")
         rows.append(
             [
                 InlineKeyboardButton(f"✖ {feed.slug}"[:40], callback_data=f"unsub:{feed.id}"),
                 InlineKeyboardButton(
-                    f"edits {'on' if reader.edits else 'off'}", callback_data=f"edits:{feed.id}"
+                    _("edits on") if reader.edits else _("edits off"),
+                    callback_data=f"edits:{feed.id}",
                 ),
                 InlineKeyboardButton(
-                    f"previews {'on' if reader.preview else 'off'}",
+                    _("previews on") if reader.preview else _("previews off"),
                     callback_data=f"preview:{feed.id}",
                 ),
             ]
         )
     if await svc.read(lambda s: store.is_paused(s, chat_id=chat_id)):
-        lines.append("\nNotifications are paused: /resume to restart them.")
+        lines.append("\n" + _("Notifications are paused: /resume to restart them."))
     return "\n".join(lines), InlineKeyboardMarkup(rows[:50])
 
 
@@ -259,15 +315,19 @@ async def cmd_categories(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is None:
         return
-    feed = await find_feed(update, context, command_args(message), texts.USAGE["categories"])
+    tr = await chat_translator(update, context)
+    feed = await find_feed(update, context, tr, command_args(message), "categories")
     if feed is None or feed.id is None:
         return
     feed_id = feed.id
     counts = await services(context).read(lambda s: store.category_counts(s, feed_id=feed_id))
+    title = esc(feed.title)
     if not counts:
-        await reply(update, f"No categories seen on <b>{esc(feed.title)}</b> yet.")
+        await reply(
+            update, tr.gettext("No categories seen on <b>{title}</b> yet.").format(title=title)
+        )
         return
-    lines = [f"<b>Categories on {esc(feed.title)}</b>"]
+    lines = [tr.gettext("<b>Categories on {title}</b>").format(title=title)]
     lines += [f"{esc(name)} ({count})" for name, count in counts[:50]]
     await reply(update, "\n".join(lines))
 
@@ -275,15 +335,16 @@ async def cmd_categories(update: Update, context: Context) -> None:
 async def cmd_filter(update: Update, context: Context) -> None:
     """/filter SLUG CATEGORY[, CATEGORY…] | off"""
     message = update.effective_message
-    if message is None or not await _may_change(update, context):
+    tr = await chat_translator(update, context)
+    _ = tr.gettext
+    if message is None or not await _may_change(update, context, tr):
         return
-    usage = f"Usage: {texts.USAGE['filter']}"
     parts = command_args(message).split(maxsplit=1)
     if len(parts) < 2:
-        await reply(update, usage)
+        await reply(update, usage(tr, "filter"))
         return
     slug, spec = parts
-    feed = await find_feed(update, context, slug, texts.USAGE["filter"])
+    feed = await find_feed(update, context, tr, slug, "filter")
     if feed is None or feed.id is None:
         return
     svc = services(context)
@@ -293,44 +354,44 @@ async def cmd_filter(update: Update, context: Context) -> None:
         try:
             flt = parse_filter(spec, max_categories=svc.settings.max_categories_per_filter)
         except FilterSyntaxError as exc:
-            await reply(update, f"{esc(exc)}. {usage}")
+            await reply(update, f"{esc(exc.translated(tr))}. {usage(tr, 'filter')}")
             return
     chat_id, feed_id = message.chat_id, feed.id
 
     def work(session: Session) -> tuple[bool, list[str]]:
         ok = store.set_filter(session, chat_id=chat_id, feed_id=feed_id, flt=flt)
-        known = [name for name, _ in store.category_counts(session, feed_id=feed_id)]
+        known = [name for name, _count in store.category_counts(session, feed_id=feed_id)]
         return ok, unknown_categories(flt, known)
 
     ok, unknown = await svc.write(work)
     if not ok:
-        await reply(
-            update,
-            f"This chat is not subscribed to <b>{esc(feed.title)}</b>: "
-            f"<code>/subscribe {esc(feed.slug)}</code> first.",
-        )
+        await reply(update, _not_subscribed(feed, tr))
         return
-    text = f"Filter for <b>{esc(feed.title)}</b>: {esc(describe(flt))}."
+    text = _("Filter for <b>{title}</b>: {filter}.").format(
+        title=esc(feed.title), filter=esc(describe(flt, tr))
+    )
     if unknown:
-        text += (
-            f"\nNote: {esc(', '.join(unknown))} "
-            f"{'has' if len(unknown) == 1 else 'have'} not been seen on this feed yet."
+        note = tr.ngettext(
+            "Note: {names} has not been seen on this feed yet.",
+            "Note: {names} have not been seen on this feed yet.",
+            len(unknown),
         )
+        text += "\n" + note.format(names=esc(", ".join(unknown)))
     await reply(update, text)
 
 
 async def cmd_keywords(update: Update, context: Context) -> None:
     """/keywords SLUG WORD[, "TWO WORDS"…] | off"""
     message = update.effective_message
-    if message is None or not await _may_change(update, context):
+    tr = await chat_translator(update, context)
+    if message is None or not await _may_change(update, context, tr):
         return
-    usage = f"Usage: {texts.USAGE['keywords']}"
     parts = command_args(message).split(maxsplit=1)
     if len(parts) < 2:
-        await reply(update, usage)
+        await reply(update, usage(tr, "keywords"))
         return
     slug, spec = parts
-    feed = await find_feed(update, context, slug, texts.USAGE["keywords"])
+    feed = await find_feed(update, context, tr, slug, "keywords")
     if feed is None or feed.id is None:
         return
     if spec.strip().lower() == "off":
@@ -341,7 +402,7 @@ async def cmd_keywords(update: Update, context: Context) -> None:
                 spec, max_keywords=services(context).settings.max_categories_per_filter
             )
         except FilterSyntaxError as exc:
-            await reply(update, f"{esc(exc)}. {usage}")
+            await reply(update, f"{esc(exc.translated(tr))}. {usage(tr, 'keywords')}")
             return
     chat_id, feed_id = message.chat_id, feed.id
 
@@ -355,32 +416,41 @@ async def cmd_keywords(update: Update, context: Context) -> None:
         )
 
     if await services(context).write(work):
-        await reply(
-            update, f"Keywords for <b>{esc(feed.title)}</b>: {esc(describe_keywords(words))}."
-        )
+        text = tr.gettext("Keywords for <b>{title}</b>: {keywords}.")
+        shown = esc(describe_keywords(words, tr))
+        await reply(update, text.format(title=esc(feed.title), keywords=shown))
     else:
-        await reply(update, _not_subscribed(feed))
+        await reply(update, _not_subscribed(feed, tr))
+
+
+TOGGLED = {
+    ("edits", True): N_("Edit notifications for <b>{title}</b>: on."),
+    ("edits", False): N_("Edit notifications for <b>{title}</b>: off."),
+    ("preview", True): N_("Link previews for <b>{title}</b>: on."),
+    ("preview", False): N_("Link previews for <b>{title}</b>: off."),
+}
 
 
 async def cmd_edits(update: Update, context: Context) -> None:
     """/edits SLUG on|off"""
-    await _toggle(update, context, "edits", "Edit notifications")
+    await _toggle(update, context, "edits")
 
 
 async def cmd_preview(update: Update, context: Context) -> None:
     """/preview SLUG on|off"""
-    await _toggle(update, context, "preview", "Link previews")
+    await _toggle(update, context, "preview")
 
 
-async def _toggle(update: Update, context: Context, field: str, label: str) -> None:
+async def _toggle(update: Update, context: Context, field: str) -> None:
     message = update.effective_message
-    if message is None or not await _may_change(update, context):
+    tr = await chat_translator(update, context)
+    if message is None or not await _may_change(update, context, tr):
         return
     parts = command_args(message).split()
     if len(parts) != 2 or parts[1].lower() not in ("on", "off"):
-        await reply(update, f"Usage: {texts.USAGE[field]}")
+        await reply(update, usage(tr, field))
         return
-    feed = await find_feed(update, context, parts[0], texts.USAGE[field])
+    feed = await find_feed(update, context, tr, parts[0], field)
     if feed is None or feed.id is None:
         return
     value, chat_id, feed_id = parts[1].lower() == "on", message.chat_id, feed.id
@@ -391,10 +461,9 @@ async def _toggle(update: Update, context: Context, field: str, label: str) -> N
         )
 
     if await services(context).write(work):
-        state = "on" if value else "off"
-        await reply(update, f"{label} for <b>{esc(feed.title)}</b>: {state}.")
+        await reply(update, tr.gettext(TOGGLED[field, value]).format(title=esc(feed.title)))
     else:
-        await reply(update, _not_subscribed(feed))
+        await reply(update, _not_subscribed(feed, tr))
 
 
 async def cmd_pause(update: Update, context: Context) -> None:
@@ -408,22 +477,24 @@ async def cmd_resume(update: Update, context: Context) -> None:
 
 
 async def _pause(update: Update, context: Context, *, paused: bool) -> None:
-    if not await _may_change(update, context):
+    tr = await chat_translator(update, context)
+    if not await _may_change(update, context, tr):
         return
     chat = await remember_chat(update, context)
     assert chat is not None
     await services(context).write(lambda s: store.set_paused(s, chat_id=chat.id, paused=paused))
     if paused:
-        await reply(update, "Paused. Subscriptions and filters are kept; /resume to restart.")
+        text = tr.gettext("Paused. Subscriptions and filters are kept; /resume to restart.")
     else:
-        await reply(update, "Resumed: new posts will appear here again.")
+        text = tr.gettext("Resumed: new posts will appear here again.")
+    await reply(update, text)
 
 
-def _not_subscribed(feed: Feed) -> str:
-    return (
-        f"This chat is not subscribed to <b>{esc(feed.title)}</b>: "
-        f"<code>/subscribe {esc(feed.slug)}</code> first."
+def _not_subscribed(feed: Feed, tr: Translator) -> str:
+    text = tr.gettext(
+        "This chat is not subscribed to <b>{title}</b>: <code>/subscribe {slug}</code> first."
     )
+    return text.format(title=esc(feed.title), slug=esc(feed.slug))
 
 
 async def cmd_export(update: Update, context: Context) -> None:
@@ -431,29 +502,32 @@ async def cmd_export(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is None:
         return
+    tr = await chat_translator(update, context)
     chat_id = message.chat_id
     subs = await services(context).read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
     if not subs:
-        await reply(update, "This chat has no subscriptions to export.")
+        await reply(update, tr.gettext("This chat has no subscriptions to export."))
         return
-    feeds = [OpmlFeed(title=feed.title, url=feed.url) for _, feed in subs]
+    feeds = [OpmlFeed(title=feed.title, url=feed.url) for _sub, feed in subs]
     document = render_opml("Feedwatch subscriptions", feeds, created=datetime.now(UTC))
+    caption = tr.ngettext("{count} feed", "{count} feeds", len(feeds)).format(count=len(feeds))
     await message.reply_document(
-        document=document, filename="feedwatch.opml", caption=f"{len(feeds)} feeds", do_quote=False
+        document=document, filename="feedwatch.opml", caption=caption, do_quote=False
     )
 
 
 async def cmd_digest(update: Update, context: Context) -> None:
     """/digest SLUG hourly|daily HH:MM|off"""
     message = update.effective_message
-    if message is None or not await _may_change(update, context):
+    tr = await chat_translator(update, context)
+    _ = tr.gettext
+    if message is None or not await _may_change(update, context, tr):
         return
     parts = command_args(message).split()
-    usage = f"Usage: {texts.USAGE['digest']}"
     if len(parts) < 2:
-        await reply(update, usage)
+        await reply(update, usage(tr, "digest"))
         return
-    feed = await find_feed(update, context, parts[0], texts.USAGE["digest"])
+    feed = await find_feed(update, context, tr, parts[0], "digest")
     if feed is None or feed.id is None:
         return
     words = [w.lower() for w in parts[1:]]
@@ -463,7 +537,7 @@ async def cmd_digest(update: Update, context: Context) -> None:
         try:
             mode, at = parse_schedule(words)
         except DigestSyntaxError as exc:
-            await reply(update, f"{esc(exc)}. {usage}")
+            await reply(update, f"{esc(exc.translated(tr))}. {usage(tr, 'digest')}")
             return
     chat_id, feed_id = message.chat_id, feed.id
     when = at.strftime("%H:%M") if at else None
@@ -476,21 +550,24 @@ async def cmd_digest(update: Update, context: Context) -> None:
         return chat.timezone if chat else "UTC"
 
     tz = await services(context).write(work)
+    title = esc(feed.title)
     if tz is None:
-        await reply(update, _not_subscribed(feed))
+        await reply(update, _not_subscribed(feed, tr))
     elif mode is None:
-        await reply(
-            update, f"Digest for <b>{esc(feed.title)}</b>: off, every post is sent at once."
-        )
+        text = _("Digest for <b>{title}</b>: off, every post is sent at once.")
+        await reply(update, text.format(title=title))
+    elif mode == "hourly":
+        await reply(update, _("Digest for <b>{title}</b>: every hour.").format(title=title))
     else:
-        schedule = "every hour" if mode == "hourly" else f"every day at {when} ({esc(tz)})"
-        await reply(update, f"Digest for <b>{esc(feed.title)}</b>: {schedule}.")
+        text = _("Digest for <b>{title}</b>: every day at {time} ({zone}).")
+        await reply(update, text.format(title=title, time=when, zone=esc(tz)))
 
 
 async def cmd_timezone(update: Update, context: Context) -> None:
     """/timezone ZONE"""
     message = update.effective_message
-    if message is None or not await _may_change(update, context):
+    tr = await chat_translator(update, context)
+    if message is None or not await _may_change(update, context, tr):
         return
     name = command_args(message)
     try:
@@ -498,7 +575,8 @@ async def cmd_timezone(update: Update, context: Context) -> None:
             raise ZoneInfoNotFoundError(name)
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        await reply(update, f"Unknown time zone. Usage: {texts.USAGE['timezone']}")
+        text = tr.gettext("Unknown time zone. {usage}")
+        await reply(update, text.format(usage=usage(tr, "timezone")))
         return
     chat = await remember_chat(update, context)
     assert chat is not None
@@ -510,7 +588,53 @@ async def cmd_timezone(update: Update, context: Context) -> None:
             session.add(row)
 
     await services(context).write(work)
-    await reply(update, f"Time zone: {esc(name)}.")
+    await reply(update, tr.gettext("Time zone: {zone}.").format(zone=esc(name)))
+
+
+async def cmd_language(update: Update, context: Context) -> None:
+    """/language [en|zh|es]: show the chat's language with buttons, or change it."""
+    message = update.effective_message
+    tr = await chat_translator(update, context)
+    if message is None:
+        return
+    arg = command_args(message)
+    if not arg:
+        text = tr.gettext("Language: {language}. {usage}").format(
+            language=LANGUAGES[tr.language], usage=usage(tr, "language")
+        )
+        await message.reply_text(
+            text, parse_mode=ParseMode.HTML, reply_markup=language_keyboard(), do_quote=False
+        )
+        return
+    if not await _may_change(update, context, tr):
+        return
+    choice = parse_choice(arg)
+    if choice is None:
+        text = tr.gettext("Unknown language. {usage}")
+        await reply(update, text.format(usage=usage(tr, "language")))
+        return
+    await reply(update, await set_language(update, context, choice))
+
+
+def language_keyboard() -> InlineKeyboardMarkup:
+    """One button per language, each labelled in its own language."""
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(name, callback_data=f"lang:{code}")]
+            for code, name in LANGUAGES.items()
+        ]
+    )
+
+
+async def set_language(update: Update, context: Context, language: str) -> str:
+    """Store the chat's language; the confirmation is already in the new language."""
+    chat = await remember_chat(update, context)
+    assert chat is not None
+    await services(context).write(
+        lambda s: store.set_chat_language(s, chat_id=chat.id, language=language)
+    )
+    new = translator(language)
+    return new.gettext("Language: {language}.").format(language=LANGUAGES[language])
 
 
 MAX_OPML_BYTES = 1024 * 1024
@@ -524,24 +648,28 @@ async def on_document(update: Update, context: Context) -> None:
     document = message.document
     if not (document.file_name or "").lower().endswith((".opml", ".xml")):
         return
+    tr = await chat_translator(update, context)
+    _ = tr.gettext
     if not is_operator(update, context):
-        await reply(update, texts.OPERATORS_ONLY)
+        await reply(update, _(texts.OPERATORS_ONLY))
         return
     if document.file_size is not None and document.file_size > MAX_OPML_BYTES:
-        await reply(update, "That file is too large for an OPML list (1 MB at most).")
+        await reply(update, _("That file is too large for an OPML list (1 MB at most)."))
         return
     telegram_file = await document.get_file()
     data = bytes(await telegram_file.download_as_bytearray())[:MAX_OPML_BYTES]
     try:
         listed = parse_opml(data)
     except OpmlError as exc:
-        await reply(update, f"Could not read that file: {esc(exc)}")
+        text = _("Could not read that file: {reason}")
+        await reply(update, text.format(reason=esc(exc.translated(tr))))
         return
     report = await services(context).poller.import_feeds(
         [entry.url for entry in listed[:100]], trusted=False
     )
     added, skipped, failed = [o.slug for o in report.added], report.skipped, report.failed
-    lines = [f"Imported {len(added)} feeds, {skipped} already watched, {len(failed)} failed."]
+    summary = _("Imported {added} feeds, {skipped} already watched, {failed} failed.")
+    lines = [summary.format(added=len(added), skipped=skipped, failed=len(failed))]
     lines += [f"<code>{esc(slug)}</code>" for slug in added[:30]]
     lines += [esc(line[:200]) for line in failed[:10]]
     await reply(update, "\n".join(lines))
@@ -552,24 +680,26 @@ async def cmd_addfeed(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is None:
         return
+    tr = await chat_translator(update, context)
+    _ = tr.gettext
     if not is_operator(update, context):
-        await reply(update, texts.OPERATORS_ONLY)
+        await reply(update, _(texts.OPERATORS_ONLY))
         return
     parts = command_args(message).split()
     if not 1 <= len(parts) <= 2:
-        await reply(update, f"Usage: {texts.USAGE['addfeed']}")
+        await reply(update, usage(tr, "addfeed"))
         return
     url, slug = parts[0], (parts[1].lower() if len(parts) == 2 else None)
     svc = services(context)
     try:
         outcome = await svc.poller.add_feed(url, slug=slug, trusted=False)
     except FeedAddError as exc:
-        await reply(update, f"Could not add the feed: {esc(exc)}")
+        await reply(update, _("Could not add the feed: {reason}").format(reason=esc(exc)))
         return
+    text = _("Now watching <b>{title}</b> as <code>{slug}</code> ({items} items so far).")
     await reply(
         update,
-        f"Now watching <b>{esc(outcome.feed_title)}</b> as <code>{esc(outcome.slug)}</code> "
-        f"({outcome.items} items so far).",
+        text.format(title=esc(outcome.feed_title), slug=esc(outcome.slug), items=outcome.items),
     )
 
 
@@ -578,24 +708,27 @@ async def cmd_removefeed(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is None:
         return
+    tr = await chat_translator(update, context)
+    _ = tr.gettext
     if not is_operator(update, context):
-        await reply(update, texts.OPERATORS_ONLY)
+        await reply(update, _(texts.OPERATORS_ONLY))
         return
     slug = command_args(message).lower()
     if not slug or " " in slug:
-        await reply(update, f"Usage: {texts.USAGE['removefeed']}")
+        await reply(update, usage(tr, "removefeed"))
         return
     removed = await services(context).write(lambda s: store.remove_feed(s, slug=slug))
     if removed:
-        await reply(update, f"Stopped watching <code>{esc(slug)}</code>.")
+        await reply(update, _("Stopped watching <code>{slug}</code>.").format(slug=esc(slug)))
     else:
-        await reply(update, f"There is no feed named <code>{esc(slug[:64])}</code>.")
+        text = _("There is no feed named <code>{slug}</code>.")
+        await reply(update, text.format(slug=esc(slug[:64])))
 
 
-async def _may_change(update: Update, context: Context) -> bool:
+async def _may_change(update: Update, context: Context, tr: Translator) -> bool:
     if await is_chat_admin(update, context):
         return True
-    await reply(update, texts.ADMINS_ONLY)
+    await reply(update, tr.gettext(texts.ADMINS_ONLY))
     return False
 
 
@@ -613,10 +746,13 @@ async def on_my_chat_member(update: Update, context: Context) -> None:
     if gone:
         log.info("chat %s: bot removed or blocked; deactivating", chat.id)
         await svc.write(lambda s: store.set_chat_active(s, chat_id=chat.id, active=False))
-    else:
+    else:  # whoever added the bot chooses the first language
         title = chat.title or chat.full_name or ""
+        language = from_client(change.from_user.language_code)
         await svc.write(
-            lambda s: store.upsert_chat(s, chat_id=chat.id, type_=chat.type, title=title)
+            lambda s: store.upsert_chat(
+                s, chat_id=chat.id, type_=chat.type, title=title, language=language
+            )
         )
 
 
@@ -635,6 +771,9 @@ async def on_error(update: object, context: Context) -> None:
     log.error("error while handling an update: %s", context.error, exc_info=context.error)
     if isinstance(update, Update) and update.effective_message is not None:
         try:
-            await update.effective_message.reply_text(texts.SOMETHING_WRONG, do_quote=False)
+            tr = translator(client_language(update))  # no database: it may be what failed
+            await update.effective_message.reply_text(
+                tr.gettext(texts.SOMETHING_WRONG), do_quote=False
+            )
         except Exception as exc:  # the apology itself must never raise
             log.warning("could not send the error reply: %s", exc)

@@ -259,6 +259,14 @@ def test_the_image_install_runs_its_entry_commands(tmp_path: Path) -> None:
     assert migrate.returncode == 0, migrate.stderr
     health = cli("health", env=clean_env, cwd=workdir, python=python)
     assert health.returncode == 1 and health.stderr == "unhealthy: no poll cycle has finished yet\n"
+    catalogs = subprocess.run(  # the wheel carries the translations
+        [python, "-c", "from bot.i18n import translator as t; print(t('es').gettext('Other'))"],
+        capture_output=True,
+        text=True,
+        cwd=workdir,
+        check=True,
+    )
+    assert catalogs.stdout.strip() == "Otros"
     where = subprocess.run(
         [python, "-c", "import bot, feedwatch_migrations; print(bot.__file__)"],
         capture_output=True,

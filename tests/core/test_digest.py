@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.core.digest import DigestEntry, DigestSyntaxError, is_due, parse_schedule, render_digest
+from bot.i18n import LANGUAGES, translator
 from tests.telegram_html import assert_valid_telegram_html
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -60,18 +61,33 @@ def test_digest_groups_by_category_and_links_titles() -> None:
     )
 
 
+def test_digests_speak_the_chat_language() -> None:
+    entries = [DigestEntry("Nueva", None, ()), DigestEntry("Vieja", None, (), updated=True)]
+    (spanish,) = render_digest("Blog", entries, translator("es"))
+    assert spanish == (
+        "<b>Resumen: Blog</b> — 2 entradas\n\n<i>Otros</i>\n• Nueva\n• Actualizado: Vieja"
+    )
+    (chinese,) = render_digest("Blog", entries[:1], translator("zh"))
+    assert chinese.startswith("<b>摘要：Blog</b> — 1 篇文章\n\n<i>其他</i>")
+    (one,) = render_digest("Blog", entries[:1])
+    assert one.startswith("<b>Digest: Blog</b> — 1 post\n")
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     st.lists(
         st.tuples(st.text(min_size=1, max_size=300), st.text(max_size=30)), min_size=1, max_size=300
-    )
+    ),
+    st.sampled_from(list(LANGUAGES)),
 )
-def test_long_digests_are_split_into_valid_messages(posts: list[tuple[str, str]]) -> None:
+def test_long_digests_are_split_into_valid_messages(
+    posts: list[tuple[str, str]], language: str
+) -> None:
     entries = [
         DigestEntry(title, "https://x.example/p", (category,) if category.strip() else ())
         for title, category in posts
     ]
-    messages = render_digest("Feed", entries)
+    messages = render_digest("Feed", entries, translator(language))
     for message in messages:
         assert_valid_telegram_html(message)
     assert sum(m.count("• ") for m in messages) >= len(entries)

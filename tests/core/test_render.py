@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from bot.core.model import Change, ChangeKind, FeedInfo, ParsedItem, TextDiff
 from bot.core.parse import parse_feed
 from bot.core.render import render_change, telegram_length, to_plain
+from bot.i18n import LANGUAGES, translator
 from tests.fixtures import blog
 from tests.telegram_html import assert_valid_telegram_html
 
@@ -45,12 +46,19 @@ def make_item(
     cats=st.lists(nasty, max_size=30),
     author=st.one_of(st.none(), nasty),
     feed_title=nasty,
+    language=st.sampled_from(list(LANGUAGES)),
 )
 def test_new_item_messages_are_always_valid_and_short_enough(
-    title: str, text: str, link: str | None, cats: list[str], author: str | None, feed_title: str
+    title: str,
+    text: str,
+    link: str | None,
+    cats: list[str],
+    author: str | None,
+    feed_title: str,
+    language: str,
 ) -> None:
     change = Change(ChangeKind.NEW, make_item(title, text, link, cats, author))
-    message = render_change(change, FeedInfo("s", feed_title))
+    message = render_change(change, FeedInfo("s", feed_title), translator(language))
     assert_valid_telegram_html(message)
 
 
@@ -60,9 +68,10 @@ def test_new_item_messages_are_always_valid_and_short_enough(
     added=st.lists(nasty, max_size=40),
     removed=st.lists(nasty, max_size=40),
     old_title=st.one_of(st.none(), nasty),
+    language=st.sampled_from(list(LANGUAGES)),
 )
 def test_edit_messages_are_always_valid_and_short_enough(
-    title: str, added: list[str], removed: list[str], old_title: str | None
+    title: str, added: list[str], removed: list[str], old_title: str | None, language: str
 ) -> None:
     diff = TextDiff(
         old_title=old_title,
@@ -71,9 +80,10 @@ def test_edit_messages_are_always_valid_and_short_enough(
         removed=tuple(removed),
     )
     change = Change(ChangeKind.EDITED, make_item(title, "", "https://x.example/", [], None), diff)
-    message = render_change(change, FeedInfo("s", "Feed"))
+    tr = translator(language)
+    message = render_change(change, FeedInfo("s", "Feed"), tr)
     assert_valid_telegram_html(message)
-    assert message.startswith("<b>Updated: ")
+    assert message.startswith("<b>" + tr.gettext("Updated: "))
 
 
 def test_astral_characters_count_twice_toward_the_limit() -> None:

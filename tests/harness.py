@@ -18,6 +18,8 @@ from bot.telegram.app import build_application, startup, stop_background
 from bot.telegram.services import KEY, Services
 from tests.conftest import make_settings
 from tests.fakes.bot_api import FakeBotApi
+from tests.fakes.feed_server import FeedServer
+from tests.fixtures import blog
 
 
 @dataclass
@@ -62,3 +64,19 @@ async def running_bot(settings: Settings, *, updates: bool = True) -> AsyncItera
         await stop_background(app.bot_data[KEY])
         await app.shutdown()
         engine.dispose()
+
+
+@asynccontextmanager
+async def lumen_bot(
+    db_url: str,
+    api: FakeBotApi,
+    feeds: FeedServer,
+    posts: tuple[blog.Post, ...],
+    **overrides: object,
+) -> AsyncIterator[RunningBot]:
+    """A running bot that watches the Lumen Blog fixture (serving `posts`) as `lumen`."""
+    settings = bot_settings(db_url, api, **{"poll_interval_seconds": 3600, **overrides})
+    async with running_bot(settings) as running:
+        url = feeds.serve("/feed/", blog.rss(posts))
+        await running.services.poller.add_feed(url, slug="lumen", trusted=True)
+        yield running

@@ -12,7 +12,7 @@ from bot.db.tables import Chat, Subscription
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
-from tests.harness import RunningBot, bot_settings, running_bot
+from tests.harness import RunningBot, bot_settings, lumen_bot, running_bot
 from tests.telegram_html import assert_valid_telegram_html
 
 PRIVATE = 111
@@ -22,10 +22,7 @@ ADMIN, MEMBER, OPERATOR = 77, 88, 4242
 
 @pytest.fixture
 async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
-    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600)
-    async with running_bot(settings) as running:
-        url = feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
-        await running.services.poller.add_feed(url, slug="lumen", trusted=True)
+    async with lumen_bot(db_url, bot_api, feeds, blog.AFTER_POSTS) as running:
         yield running
 
 

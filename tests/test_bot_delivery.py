@@ -13,7 +13,7 @@ from bot.db.tables import Chat, Delivery, Subscription
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
-from tests.harness import RunningBot, bot_settings, running_bot
+from tests.harness import RunningBot, bot_settings, lumen_bot, running_bot
 from tests.telegram_html import assert_valid_telegram_html
 
 ALL, ANNOUNCE, BLOG_ONLY, GROUP, ADMIN = 111, 222, 333, -1001, 77
@@ -53,10 +53,9 @@ async def cycle(bot: RunningBot, api: FakeBotApi) -> None:
 
 @pytest.fixture
 async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
-    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600, delivery_max_attempts=3)
-    async with running_bot(settings) as running:
-        url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
-        await running.services.poller.add_feed(url, slug="lumen", trusted=True)
+    async with lumen_bot(
+        db_url, bot_api, feeds, blog.BEFORE_POSTS, delivery_max_attempts=3
+    ) as running:
         yield running
 
 

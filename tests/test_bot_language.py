@@ -18,7 +18,7 @@ from bot.telegram import texts
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
-from tests.harness import RunningBot, bot_settings, running_bot
+from tests.harness import RunningBot, lumen_bot
 from tests.telegram_html import assert_valid_telegram_html
 from tests.test_bot_buttons import keyboard, press
 from tests.test_bot_delivery import cycle
@@ -28,10 +28,7 @@ ENGLISH_CHAT, SPANISH_CHAT, CHINESE_CHAT, GROUP, ADMIN, MEMBER = 111, 222, 333, 
 
 @pytest.fixture
 async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
-    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600)
-    async with running_bot(settings) as running:
-        url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
-        await running.services.poller.add_feed(url, slug="lumen", trusted=True)
+    async with lumen_bot(db_url, bot_api, feeds, blog.BEFORE_POSTS) as running:
         yield running
 
 

@@ -10,7 +10,7 @@ import pytest
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
-from tests.harness import RunningBot, bot_settings, running_bot
+from tests.harness import RunningBot, bot_settings, lumen_bot, running_bot
 from tests.test_bot_delivery import command, cycle, titles
 
 CHAT, FORUM, ADMIN = 111, -100123, 77
@@ -18,10 +18,7 @@ CHAT, FORUM, ADMIN = 111, -100123, 77
 
 @pytest.fixture
 async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
-    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600)
-    async with running_bot(settings) as running:
-        url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
-        await running.services.poller.add_feed(url, slug="lumen", trusted=True)
+    async with lumen_bot(db_url, bot_api, feeds, blog.BEFORE_POSTS) as running:
         yield running
 
 

@@ -14,7 +14,7 @@ from bot.db import store
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
-from tests.harness import RunningBot, bot_settings, running_bot
+from tests.harness import RunningBot, bot_settings, lumen_bot, running_bot
 from tests.telegram_html import assert_valid_telegram_html
 
 CHAT = 31337
@@ -23,12 +23,9 @@ APOLOGY = "Sorry, something went wrong"
 
 @pytest.fixture
 async def bot(sqlite_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
-    settings = bot_settings(
-        sqlite_url, bot_api, poll_interval_seconds=3600, max_categories_per_filter=20
-    )
-    async with running_bot(settings) as running:
-        url = feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
-        await running.services.poller.add_feed(url, slug="lumen", trusted=True)
+    async with lumen_bot(
+        sqlite_url, bot_api, feeds, blog.AFTER_POSTS, max_categories_per_filter=20
+    ) as running:
         yield running
 
 

@@ -34,19 +34,21 @@ _ALIASES = {
 }
 
 
+def _ours(tag: str) -> str | None:
+    """An IETF tag (`es-419`, `zh_Hans`) → one of our languages by its primary subtag."""
+    primary = tag.replace("_", "-").split("-")[0].casefold()
+    return primary if primary in LANGUAGES else None
+
+
 def from_client(language_code: str | None) -> str:
-    """Telegram's `language_code` (an IETF tag: `es-419`, `zh-hans`) → ours, else English."""
-    primary = (language_code or "").replace("_", "-").split("-")[0].lower()
-    return primary if primary in LANGUAGES else DEFAULT
+    """Telegram's `language_code` → ours, else English."""
+    return _ours(language_code or "") or DEFAULT
 
 
 def parse_choice(text: str) -> str | None:
     """What a user may type after /language: a code, a tag, or the language's name."""
     word = text.strip().casefold()
-    if word in _ALIASES:
-        return _ALIASES[word]
-    code = word.replace("_", "-").split("-")[0]
-    return code if code in LANGUAGES and len(word) <= 16 else None
+    return _ALIASES.get(word) or _ours(word)
 
 
 class Catalog:

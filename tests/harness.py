@@ -20,6 +20,10 @@ from tests.conftest import make_settings
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
+from tests.telegram_html import assert_valid_telegram_html
+
+PRIVATE_CHAT = 111
+GROUP_ADMIN = 77  # who `ask` sends group commands as (tests make them an administrator)
 
 
 @dataclass
@@ -80,3 +84,18 @@ async def lumen_bot(
         url = feeds.serve("/feed/", blog.rss(posts))
         await running.services.poller.add_feed(url, slug="lumen", trusted=True)
         yield running
+
+
+async def ask(api: FakeBotApi, text: str, chat_id: int = PRIVATE_CHAT, **kwargs: object) -> str:
+    """Send a command and return the bot's reply (checked to be valid Telegram HTML)."""
+    before = len(api.texts(chat_id))
+    api.push_command(
+        text,
+        chat_id=chat_id,
+        user_id=kwargs.pop("user_id", chat_id if chat_id > 0 else GROUP_ADMIN),
+        **kwargs,
+    )  # type: ignore[arg-type]
+    replies = await api.wait_replies(chat_id, before + 1)
+    reply = replies[before]
+    assert_valid_telegram_html(reply)
+    return reply

@@ -12,33 +12,18 @@ from bot.db.tables import Chat, Subscription
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
-from tests.harness import RunningBot, bot_settings, lumen_bot, running_bot
-from tests.telegram_html import assert_valid_telegram_html
+from tests.harness import GROUP_ADMIN as ADMIN
+from tests.harness import PRIVATE_CHAT as PRIVATE
+from tests.harness import RunningBot, ask, bot_settings, lumen_bot, running_bot
 
-PRIVATE = 111
 GROUP = -1001
-ADMIN, MEMBER, OPERATOR = 77, 88, 4242
+MEMBER, OPERATOR = 88, 4242
 
 
 @pytest.fixture
 async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
     async with lumen_bot(db_url, bot_api, feeds, blog.AFTER_POSTS) as running:
         yield running
-
-
-async def ask(api: FakeBotApi, text: str, chat_id: int = PRIVATE, **kwargs: object) -> str:
-    """Send a command and return the bot's reply (checked to be valid Telegram HTML)."""
-    before = len(api.texts(chat_id))
-    api.push_command(
-        text,
-        chat_id=chat_id,
-        user_id=kwargs.pop("user_id", chat_id if chat_id > 0 else ADMIN),
-        **kwargs,
-    )  # type: ignore[arg-type]
-    replies = await api.wait_replies(chat_id, before + 1)
-    reply = replies[before]
-    assert_valid_telegram_html(reply)
-    return reply
 
 
 async def test_start_and_help_explain_every_command(bot: RunningBot, bot_api: FakeBotApi) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
+from bot.db import store
 from bot.db.tables import Chat
 from bot.digests import run_digests
 from bot.i18n import translator
@@ -18,7 +19,7 @@ from bot.telegram import texts
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
-from tests.harness import RunningBot, lumen_bot
+from tests.harness import RunningBot, ask, lumen_bot
 from tests.telegram_html import assert_valid_telegram_html
 from tests.test_bot_buttons import keyboard, press
 from tests.test_bot_delivery import cycle
@@ -32,15 +33,6 @@ async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncItera
         yield running
 
 
-async def say(
-    api: FakeBotApi, text: str, chat_id: int, *, language: str = "en", user_id: int | None = None
-) -> str:
-    """Send a command from a client in `language`; return the bot's reply."""
-    before = len(api.texts(chat_id))
-    api.push_command(text, chat_id=chat_id, user_id=user_id or chat_id, language=language)
-    return (await api.wait_replies(chat_id, before + 1))[before]
-
-
 def stored_language(bot: RunningBot, chat_id: int) -> str | None:
     with Session(bot.engine) as session:
         chat = session.get(Chat, chat_id)
@@ -50,20 +42,42 @@ def stored_language(bot: RunningBot, chat_id: int) -> str | None:
 async def test_first_contact_picks_the_client_language_and_keeps_it(
     bot: RunningBot, bot_api: FakeBotApi
 ) -> None:
-    reply = await say(bot_api, "/help", SPANISH_CHAT, language="es-419")
+    reply = await ask(bot_api, "/help", SPANISH_CHAT, language="es-419")
     assert reply.startswith("<b>Feedwatch</b> vigila feeds de blogs")
     assert "<b>Comandos</b>" in reply and "/language en|zh|es" in reply
     assert_valid_telegram_html(reply)
     assert stored_language(bot, SPANISH_CHAT) == "es"
     # someone with an English client later: the chat's language stays Spanish
-    assert (await say(bot_api, "/feeds", SPANISH_CHAT)).startswith("<b>Feeds vigilados</b>")
-    assert (await say(bot_api, "/help", CHINESE_CHAT, language="zh-hans")).startswith(
+    assert (await ask(bot_api, "/feeds", SPANISH_CHAT)).startswith("<b>Feeds vigilados</b>")
+    assert (await ask(bot_api, "/help", CHINESE_CHAT, language="zh-hans")).startswith(
         "<b>Feedwatch</b> 关注博客的订阅源"
     )
-    assert (await say(bot_api, "/help", ENGLISH_CHAT, language="pt-br")).startswith(
+    assert (await ask(bot_api, "/help", ENGLISH_CHAT, language="pt-br")).startswith(
         "<b>Feedwatch</b> watches blog feeds"
     )
     assert stored_language(bot, ENGLISH_CHAT) == "en"
+
+
+async def test_a_chat_from_before_languages_gets_one_at_its_next_command(
+    bot: RunningBot, bot_api: FakeBotApi
+) -> None:
+    with Session(bot.engine) as session, session.begin():
+        store.upsert_chat(session, chat_id=SPANISH_CHAT, type_="private", title="Ana")
+    assert stored_language(bot, SPANISH_CHAT) is None  # as migration 0006 leaves older chats
+    assert (await ask(bot_api, "/feeds", SPANISH_CHAT, language="es")).startswith(
+        "<b>Feeds vigilados</b>"
+    )
+    assert stored_language(bot, SPANISH_CHAT) == "es"
+
+
+async def test_the_apology_speaks_the_client_language_without_the_database(
+    bot: RunningBot, bot_api: FakeBotApi
+) -> None:
+    with bot.engine.begin() as conn:  # a real database fault: the chat table is gone
+        conn.exec_driver_sql("DROP TABLE chat")
+    reply = await ask(bot_api, "/list", SPANISH_CHAT, language="es")
+    assert reply == translator("es").gettext(texts.SOMETHING_WRONG)
+    assert reply.startswith("Lo siento, algo falló")
 
 
 async def test_a_group_speaks_the_language_of_whoever_added_the_bot(
@@ -88,7 +102,7 @@ async def test_a_group_speaks_the_language_of_whoever_added_the_bot(
     )
     await bot_api.wait_for(lambda: stored_language(bot, GROUP) == "es")
     bot_api.set_member(GROUP, MEMBER, "member")
-    refused = await say(bot_api, "/subscribe lumen", GROUP, language="zh", user_id=MEMBER)
+    refused = await ask(bot_api, "/subscribe lumen", GROUP, language="zh", user_id=MEMBER)
     assert refused == translator("es").gettext(texts.ADMINS_ONLY)
     assert refused.startswith("Solo los administradores")
 
@@ -96,26 +110,26 @@ async def test_a_group_speaks_the_language_of_whoever_added_the_bot(
 async def test_language_command_shows_changes_and_refuses(
     bot: RunningBot, bot_api: FakeBotApi
 ) -> None:
-    shown = await say(bot_api, "/language", ENGLISH_CHAT)
+    shown = await ask(bot_api, "/language", ENGLISH_CHAT)
     assert shown.startswith("Language: English. Usage: /language en|zh|es")
     names = [b["text"] for row in keyboard(bot_api, ENGLISH_CHAT) for b in row]
     assert names == ["English", "中文", "Español"]
-    assert await say(bot_api, "/language zh", ENGLISH_CHAT) == "语言：中文。"
+    assert await ask(bot_api, "/language zh", ENGLISH_CHAT) == "语言：中文。"
     assert stored_language(bot, ENGLISH_CHAT) == "zh"
-    assert (await say(bot_api, "/help", ENGLISH_CHAT)).startswith("<b>Feedwatch</b> 关注")
-    wrong = await say(bot_api, "/language klingon", ENGLISH_CHAT)
+    assert (await ask(bot_api, "/help", ENGLISH_CHAT)).startswith("<b>Feedwatch</b> 关注")
+    wrong = await ask(bot_api, "/language klingon", ENGLISH_CHAT)
     assert wrong.startswith("未知的语言。用法：/language en|zh|es")
     assert stored_language(bot, ENGLISH_CHAT) == "zh"
-    assert await say(bot_api, "/language English", ENGLISH_CHAT) == "Language: English."
+    assert await ask(bot_api, "/language English", ENGLISH_CHAT) == "Language: English."
 
     await press(bot_api, "lang:es", chat_id=ENGLISH_CHAT)
     assert stored_language(bot, ENGLISH_CHAT) == "es"
     edits = [c.params["text"] for c in bot_api.calls_to("editMessageText")]
     assert edits[-1] == "Idioma: Español."
 
-    await say(bot_api, "/help", GROUP, user_id=ADMIN)
+    await ask(bot_api, "/help", GROUP, user_id=ADMIN)
     bot_api.set_member(GROUP, MEMBER, "member")
-    refused = await say(bot_api, "/language es", GROUP, user_id=MEMBER)
+    refused = await ask(bot_api, "/language es", GROUP, user_id=MEMBER)
     assert refused == texts.ADMINS_ONLY
     answer = await press(bot_api, "lang:es", chat_id=GROUP, user_id=MEMBER)
     assert answer["show_alert"] and answer["text"] == texts.ADMINS_ONLY
@@ -165,8 +179,8 @@ async def test_every_reply_is_translated(bot: RunningBot, bot_api: FakeBotApi) -
         "/unsubscribe all",
     ]
     for line in script:
-        english = await say(bot_api, line, ENGLISH_CHAT)
-        spanish = await say(bot_api, line, SPANISH_CHAT, language="es")
+        english = await ask(bot_api, line, ENGLISH_CHAT)
+        spanish = await ask(bot_api, line, SPANISH_CHAT, language="es")
         assert_valid_telegram_html(spanish)
         assert spanish != english, f"{line!r} answered in English: {spanish!r}"
     subscribed = [
@@ -191,7 +205,7 @@ async def test_notifications_and_digests_speak_each_chat_language(
     bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
 ) -> None:
     for chat_id, language in ((ENGLISH_CHAT, "en"), (SPANISH_CHAT, "es"), (CHINESE_CHAT, "zh")):
-        await say(bot_api, "/subscribe lumen", chat_id, language=language)
+        await ask(bot_api, "/subscribe lumen", chat_id, language=language)
     feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
     await cycle(bot, bot_api)
     feeds.serve("/feed/", blog.rss(blog.edited_posts()))
@@ -216,7 +230,7 @@ async def test_notifications_and_digests_speak_each_chat_language(
     )
 
     # a Spanish digest
-    await say(bot_api, "/digest lumen hourly", SPANISH_CHAT, language="es")
+    await ask(bot_api, "/digest lumen hourly", SPANISH_CHAT, language="es")
     fresh = replace(blog.PUNE, guid="fresh", title="Nuevo encuentro", slug="nuevo-encuentro")
     feeds.serve("/feed/", blog.rss((fresh, *blog.edited_posts())))
     await cycle(bot, bot_api)

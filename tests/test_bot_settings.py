@@ -10,7 +10,7 @@ import pytest
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
-from tests.harness import RunningBot, bot_settings, lumen_bot, running_bot
+from tests.harness import RunningBot, ask, bot_settings, lumen_bot, running_bot
 from tests.test_bot_delivery import command, cycle, titles
 
 CHAT, FORUM, ADMIN = 111, -100123, 77
@@ -20,12 +20,6 @@ CHAT, FORUM, ADMIN = 111, -100123, 77
 async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
     async with lumen_bot(db_url, bot_api, feeds, blog.BEFORE_POSTS) as running:
         yield running
-
-
-async def ask(api: FakeBotApi, text: str, chat_id: int = CHAT) -> str:
-    before = len(api.texts(chat_id))
-    await command(api, text, chat_id)
-    return api.texts(chat_id)[before]
 
 
 async def test_keywords_narrow_the_posts(

@@ -104,8 +104,8 @@ class Detection:
 
 
 @dataclass(frozen=True, slots=True)
-class CategoryFilter:
-    """A chat's category filter for one feed; names are kept in their original spelling."""
+class IncludeExclude:
+    """Names of which a post needs one (when any are given) and may have none of the others."""
 
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
@@ -113,6 +113,11 @@ class CategoryFilter:
     @property
     def is_empty(self) -> bool:
         return not self.include and not self.exclude
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryFilter(IncludeExclude):
+    """A chat's category filter for one feed; names are kept in their original spelling."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,15 +129,8 @@ class FeedInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class KeywordFilter:
+class KeywordFilter(IncludeExclude):
     """Literal words or phrases matched as whole words in title and summary text."""
-
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.include and not self.exclude
 
 
 @dataclass(frozen=True, slots=True)

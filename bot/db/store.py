@@ -276,15 +276,21 @@ def category_counts(session: Session, *, feed_id: int) -> list[tuple[str, int]]:
 
 
 def upsert_chat(
-    session: Session, *, chat_id: int, type_: str, title: str, language: str | None = None
+    session: Session,
+    *,
+    chat_id: int,
+    type_: str,
+    title: str,
+    language: str | None = None,
+    chosen: bool = False,
 ) -> Chat:
-    """Create or refresh a chat; `language` (the client's) is kept only if none is set yet."""
+    """Create or refresh a chat. A client's `language` fills an unset one; a `chosen` one wins."""
     chat = session.get(Chat, chat_id)
     if chat is None:
         chat = Chat(id=chat_id, type=type_, title=title[:256], language=language)
     else:
         chat.type, chat.title, chat.active = type_, title[:256], True
-        chat.language = chat.language or language
+        chat.language = language if chosen else (chat.language or language)
     session.add(chat)
     session.flush()
     return chat
@@ -294,15 +300,6 @@ def chat_language(session: Session, *, chat_id: int) -> tuple[bool, str | None]:
     """(the chat is known, its language): a known chat without one has not chosen yet."""
     chat = session.get(Chat, chat_id)
     return (chat is not None, chat.language if chat is not None else None)
-
-
-def set_chat_language(
-    session: Session, *, chat_id: int, language: str, only_if_unset: bool = False
-) -> None:
-    chat = session.get(Chat, chat_id)
-    if chat is not None and not (only_if_unset and chat.language):
-        chat.language = language
-        session.add(chat)
 
 
 def set_chat_active(session: Session, *, chat_id: int, active: bool) -> None:

@@ -169,16 +169,14 @@ async def stop_background(svc: Services) -> None:
     poll_task = next((t for t in svc.tasks if t.get_name() == "feedwatch-poll"), None)
     if poll_task is not None:
         poll_task.cancel()
-    if not svc.tasks:  # startup failed before the loops began
-        await svc.poller.fetcher.aclose()
-        return
-    done, pending = await asyncio.wait(svc.tasks, timeout=SHUTDOWN_GRACE_SECONDS)
-    for task in pending:
-        task.cancel()
-    for task in (*done, *pending):
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
-    svc.tasks.clear()
+    if svc.tasks:  # none when startup failed before the loops began
+        done, pending = await asyncio.wait(svc.tasks, timeout=SHUTDOWN_GRACE_SECONDS)
+        for task in pending:
+            task.cancel()
+        for task in (*done, *pending):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        svc.tasks.clear()
     await svc.poller.fetcher.aclose()
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -53,10 +55,12 @@ def esc(value: object) -> str:
     return html.escape(str(value), quote=False)
 
 
-async def reply(update: Update, text: str) -> None:
+async def reply(update: Update, text: str, keyboard: InlineKeyboardMarkup | None = None) -> None:
     message = update.effective_message
     if message is not None:
-        await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=False)
+        await message.reply_text(
+            text, parse_mode=ParseMode.HTML, reply_markup=keyboard, do_quote=False
+        )
 
 
 def command_args(message: Message) -> str:
@@ -70,16 +74,18 @@ def client_language(update: Update) -> str:
     return from_client(user.language_code if user is not None else None)
 
 
-async def remember_chat(update: Update, context: Context) -> Chat | None:
-    """Record the chat; the first time, its language is the sender's Telegram client language."""
+async def remember_chat(
+    update: Update, context: Context, *, chosen: str | None = None
+) -> Chat | None:
+    """Record the chat. Its language is the sender's client language until one is `chosen`."""
     chat = update.effective_chat
     if chat is None:
         return None
     title = chat.title or chat.full_name or chat.username or ""
-    language = client_language(update)
+    spoken, fixed = chosen or client_language(update), chosen is not None
     await services(context).write(
         lambda s: store.upsert_chat(
-            s, chat_id=chat.id, type_=chat.type, title=title, language=language
+            s, chat_id=chat.id, type_=chat.type, title=title, language=spoken, chosen=fixed
         )
     )
     return chat
@@ -92,12 +98,8 @@ async def chat_translator(update: Update, context: Context) -> Translator:
         return translator(guess)
     svc = services(context)
     known, language = await svc.read(lambda s: store.chat_language(s, chat_id=chat.id))
-    if known and language is None:
-        await svc.write(
-            lambda s: store.set_chat_language(
-                s, chat_id=chat.id, language=guess, only_if_unset=True
-            )
-        )
+    if known and language is None:  # a chat from before languages: the client's from now on
+        await remember_chat(update, context)
     return translator(language or guess)
 
 
@@ -147,6 +149,35 @@ async def find_feed(
 
 def _slugs(rows: list[store.FeedRow], tr: Translator) -> str:
     return ", ".join(f"<code>{esc(r.feed.slug)}</code>" for r in rows) or tr.gettext("none yet")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingCommand:
+    """A `/command SLUG REST` that passed the checks every subscription setting needs."""
+
+    message: Message
+    tr: Translator
+    feed: Feed
+    feed_id: int
+    rest: str
+
+
+async def setting_command(
+    update: Update, context: Context, command: str, valid: Callable[[str], bool] = bool
+) -> SettingCommand | None:
+    """Admin check, `SLUG REST` arguments (`valid(REST)`), the feed; replies to any mistake."""
+    message = update.effective_message
+    tr = await chat_translator(update, context)
+    if message is None or not await _may_change(update, context, tr):
+        return None
+    parts = command_args(message).split(maxsplit=1)
+    if len(parts) < 2 or not valid(parts[1]):
+        await reply(update, usage(tr, command))
+        return None
+    feed = await find_feed(update, context, tr, parts[0], command)
+    if feed is None or feed.id is None:
+        return None
+    return SettingCommand(message, tr, feed, feed.id, parts[1])
 
 
 def usage(tr: Translator, command: str) -> str:
@@ -217,12 +248,7 @@ async def cmd_subscribe(update: Update, context: Context) -> None:
             "Narrow it down with <code>/filter {slug} CATEGORY</code> "
             "(see <code>/categories {slug}</code>)."
         )
-        await message.reply_text(
-            text.format(title=title, slug=slug),
-            parse_mode=ParseMode.HTML,
-            reply_markup=backlog_keyboard(feed_id, tr),
-            do_quote=False,
-        )
+        await reply(update, text.format(title=title, slug=slug), backlog_keyboard(feed_id, tr))
 
 
 async def cmd_unsubscribe(update: Update, context: Context) -> None:
@@ -262,8 +288,7 @@ async def cmd_list(update: Update, context: Context) -> None:
     if message is None:
         return
     tr = await chat_translator(update, context)
-    text, keyboard = await list_view(context, message.chat_id, tr)
-    await message.reply_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard, do_quote=False)
+    await reply(update, *await list_view(context, message.chat_id, tr))
 
 
 async def list_view(
@@ -334,19 +359,11 @@ async def cmd_categories(update: Update, context: Context) -> None:
 
 async def cmd_filter(update: Update, context: Context) -> None:
     """/filter SLUG CATEGORY[, CATEGORY…] | off"""
-    message = update.effective_message
-    tr = await chat_translator(update, context)
+    cmd = await setting_command(update, context, "filter")
+    if cmd is None:
+        return
+    tr, feed, spec = cmd.tr, cmd.feed, cmd.rest
     _ = tr.gettext
-    if message is None or not await _may_change(update, context, tr):
-        return
-    parts = command_args(message).split(maxsplit=1)
-    if len(parts) < 2:
-        await reply(update, usage(tr, "filter"))
-        return
-    slug, spec = parts
-    feed = await find_feed(update, context, tr, slug, "filter")
-    if feed is None or feed.id is None:
-        return
     svc = services(context)
     if spec.strip().lower() == "off":
         flt = CategoryFilter()
@@ -356,7 +373,7 @@ async def cmd_filter(update: Update, context: Context) -> None:
         except FilterSyntaxError as exc:
             await reply(update, f"{esc(exc.translated(tr))}. {usage(tr, 'filter')}")
             return
-    chat_id, feed_id = message.chat_id, feed.id
+    chat_id, feed_id = cmd.message.chat_id, cmd.feed_id
 
     def work(session: Session) -> tuple[bool, list[str]]:
         ok = store.set_filter(session, chat_id=chat_id, feed_id=feed_id, flt=flt)
@@ -382,18 +399,10 @@ async def cmd_filter(update: Update, context: Context) -> None:
 
 async def cmd_keywords(update: Update, context: Context) -> None:
     """/keywords SLUG WORD[, "TWO WORDS"…] | off"""
-    message = update.effective_message
-    tr = await chat_translator(update, context)
-    if message is None or not await _may_change(update, context, tr):
+    cmd = await setting_command(update, context, "keywords")
+    if cmd is None:
         return
-    parts = command_args(message).split(maxsplit=1)
-    if len(parts) < 2:
-        await reply(update, usage(tr, "keywords"))
-        return
-    slug, spec = parts
-    feed = await find_feed(update, context, tr, slug, "keywords")
-    if feed is None or feed.id is None:
-        return
+    tr, feed, spec = cmd.tr, cmd.feed, cmd.rest
     if spec.strip().lower() == "off":
         words = KeywordFilter()
     else:
@@ -404,7 +413,7 @@ async def cmd_keywords(update: Update, context: Context) -> None:
         except FilterSyntaxError as exc:
             await reply(update, f"{esc(exc.translated(tr))}. {usage(tr, 'keywords')}")
             return
-    chat_id, feed_id = message.chat_id, feed.id
+    chat_id, feed_id = cmd.message.chat_id, cmd.feed_id
 
     def work(session: Session) -> bool:
         return store.update_subscription(
@@ -423,6 +432,7 @@ async def cmd_keywords(update: Update, context: Context) -> None:
         await reply(update, _not_subscribed(feed, tr))
 
 
+ON_OFF = ("on", "off")
 TOGGLED = {
     ("edits", True): N_("Edit notifications for <b>{title}</b>: on."),
     ("edits", False): N_("Edit notifications for <b>{title}</b>: off."),
@@ -442,18 +452,11 @@ async def cmd_preview(update: Update, context: Context) -> None:
 
 
 async def _toggle(update: Update, context: Context, field: str) -> None:
-    message = update.effective_message
-    tr = await chat_translator(update, context)
-    if message is None or not await _may_change(update, context, tr):
+    cmd = await setting_command(update, context, field, lambda rest: rest.lower() in ON_OFF)
+    if cmd is None:
         return
-    parts = command_args(message).split()
-    if len(parts) != 2 or parts[1].lower() not in ("on", "off"):
-        await reply(update, usage(tr, field))
-        return
-    feed = await find_feed(update, context, tr, parts[0], field)
-    if feed is None or feed.id is None:
-        return
-    value, chat_id, feed_id = parts[1].lower() == "on", message.chat_id, feed.id
+    tr, feed = cmd.tr, cmd.feed
+    value, chat_id, feed_id = cmd.rest.lower() == "on", cmd.message.chat_id, cmd.feed_id
 
     def work(session: Session) -> bool:
         return store.update_subscription(
@@ -518,19 +521,12 @@ async def cmd_export(update: Update, context: Context) -> None:
 
 async def cmd_digest(update: Update, context: Context) -> None:
     """/digest SLUG hourly|daily HH:MM|off"""
-    message = update.effective_message
-    tr = await chat_translator(update, context)
+    cmd = await setting_command(update, context, "digest")
+    if cmd is None:
+        return
+    tr, feed = cmd.tr, cmd.feed
     _ = tr.gettext
-    if message is None or not await _may_change(update, context, tr):
-        return
-    parts = command_args(message).split()
-    if len(parts) < 2:
-        await reply(update, usage(tr, "digest"))
-        return
-    feed = await find_feed(update, context, tr, parts[0], "digest")
-    if feed is None or feed.id is None:
-        return
-    words = [w.lower() for w in parts[1:]]
+    words = cmd.rest.lower().split()
     mode: str | None = None
     at = None
     if words != ["off"]:
@@ -539,7 +535,7 @@ async def cmd_digest(update: Update, context: Context) -> None:
         except DigestSyntaxError as exc:
             await reply(update, f"{esc(exc.translated(tr))}. {usage(tr, 'digest')}")
             return
-    chat_id, feed_id = message.chat_id, feed.id
+    chat_id, feed_id = cmd.message.chat_id, cmd.feed_id
     when = at.strftime("%H:%M") if at else None
 
     def work(session: Session) -> str | None:
@@ -602,9 +598,7 @@ async def cmd_language(update: Update, context: Context) -> None:
         text = tr.gettext("Language: {language}. {usage}").format(
             language=LANGUAGES[tr.language], usage=usage(tr, "language")
         )
-        await message.reply_text(
-            text, parse_mode=ParseMode.HTML, reply_markup=language_keyboard(), do_quote=False
-        )
+        await reply(update, text, language_keyboard())
         return
     if not await _may_change(update, context, tr):
         return
@@ -628,11 +622,7 @@ def language_keyboard() -> InlineKeyboardMarkup:
 
 async def set_language(update: Update, context: Context, language: str) -> str:
     """Store the chat's language; the confirmation is already in the new language."""
-    chat = await remember_chat(update, context)
-    assert chat is not None
-    await services(context).write(
-        lambda s: store.set_chat_language(s, chat_id=chat.id, language=language)
-    )
+    await remember_chat(update, context, chosen=language)
     new = translator(language)
     return new.gettext("Language: {language}.").format(language=LANGUAGES[language])
 

@@ -8,8 +8,9 @@ from datetime import datetime
 from email.utils import format_datetime
 
 from bot.core.lang import N_, UserError
-from bot.core.parse import safe_link, strip_internal_subset
+from bot.core.parse import safe_link
 from bot.core.text import clean_inline
+from bot.core.xmlsafe import REFUSED, parse_xml
 
 
 class OpmlError(UserError):
@@ -25,9 +26,11 @@ class OpmlFeed:
 def parse_opml(data: bytes) -> list[OpmlFeed]:
     """Every outline with an http(s) `xmlUrl`, at any depth, first occurrence of each URL."""
     try:
-        root = ET.fromstring(strip_internal_subset(data))  # noqa: S314 - no DTD, no entities
+        root = parse_xml(data)
     except ET.ParseError as exc:
         raise OpmlError(N_("not valid XML: {detail}"), detail=exc) from None
+    except ValueError:
+        raise OpmlError(N_("not valid XML: {detail}"), detail=REFUSED) from None
     if root.tag.lower() != "opml":
         raise OpmlError(N_("not an OPML document (no <opml> root)"))
     feeds: dict[str, OpmlFeed] = {}

@@ -50,6 +50,7 @@ class Settings(BaseSettings):
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     max_subscriptions_per_chat: int = Field(default=50, ge=1)
     max_categories_per_filter: int = Field(default=50, ge=1)
+    commands_per_minute: int = Field(default=30, ge=1)
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -42,6 +42,7 @@ def bot_settings(db_url: str, api: FakeBotApi, **overrides: object) -> Settings:
         "telegram_rate_per_second": 1000.0,
         "delivery_retry_seconds": 0.1,
         "bot_admin_ids": "4242",
+        "commands_per_minute": 10_000,  # scripted conversations are faster than people
     }
     values.update(overrides)
     return make_settings(db_url, **values)

@@ -33,9 +33,15 @@ def keyboard(api: FakeBotApi, chat_id: int) -> list[list[dict[str, Any]]]:
 
 
 async def press(
-    api: FakeBotApi, data: str, chat_id: int = CHAT, user_id: int | None = None
+    api: FakeBotApi,
+    data: str,
+    chat_id: int = CHAT,
+    user_id: int | None = None,
+    *,
+    sender_chat: bool = False,
 ) -> dict[str, Any]:
-    """Press a button; return the answerCallbackQuery parameters."""
+    """Press a button; return the answerCallbackQuery parameters. `sender_chat`: the message
+    under the button carries the chat itself as its sender (as Telegram shows some messages)."""
     query_id = str(next(_ids))
     chat = {
         "id": chat_id,
@@ -43,6 +49,9 @@ async def press(
         "first_name": "Ada",
         "title": "G",
     }
+    message: dict[str, Any] = {"message_id": 1, "date": 0, "chat": chat, "text": "Subscribed"}
+    if sender_chat:
+        message["sender_chat"] = chat
     api.push_update(
         {
             "callback_query": {
@@ -50,7 +59,7 @@ async def press(
                 "from": {"id": user_id or chat_id, "is_bot": False, "first_name": "Ada"},
                 "chat_instance": "ci",
                 "data": data,
-                "message": {"message_id": 1, "date": 0, "chat": chat, "text": "Subscribed"},
+                "message": message,
             }
         }
     )

@@ -26,6 +26,7 @@ from telegram.ext import (
     ChatMemberHandler,
     CommandHandler,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
@@ -42,6 +43,7 @@ from bot.pipeline import Poller
 from bot.runlock import acquire_poller_lock
 from bot.runtime import make_fetcher, open_database, worker_identity
 from bot.telegram import buttons, handlers, texts
+from bot.telegram.guard import ChatOrderedProcessor, Guard
 from bot.telegram.services import KEY, Services
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,16 @@ DELIVERY_IDLE_SECONDS = 2.0
 def poll_tick_seconds(interval: int) -> float:
     """How often to look for due feeds: often enough that per-feed schedules are kept."""
     return float(min(30, max(1, interval // 5)))
+
+
+def group_bucket(per_minute: float) -> tuple[float, float]:
+    """(burst, period) of a leaky bucket that never lets more than `per_minute` messages into
+    any 60-second window, as Telegram counts them: a bucket of size B refilled at B per P
+    seconds admits B + 60·B/P messages per minute; half as burst, the rest spread with 5% slack.
+    """
+    burst = max(1.0, per_minute // 2)
+    refill = max(per_minute - burst, 1.0)
+    return burst, 60.0 * burst / refill * 1.05
 
 
 def file_base_url(api_base_url: str) -> str:
@@ -67,11 +79,12 @@ def build_application(
     # aiolimiter lets a full period's worth through at once; a tenth-of-a-second period keeps
     # bursts small, so no one-second window ever sees much more than the configured rate.
     period = 0.1 if settings.telegram_rate_per_second >= 10 else 1.0
+    group_burst, group_period = group_bucket(settings.telegram_group_rate_per_minute)
     limiter: AIORateLimiter = AIORateLimiter(
         overall_max_rate=settings.telegram_rate_per_second * period,
         overall_time_period=period,
-        group_max_rate=settings.telegram_group_rate_per_minute,
-        group_time_period=60,
+        group_max_rate=group_burst,
+        group_time_period=group_period,
         max_retries=0,  # RetryAfter reaches the delivery loop, which waits and retries
     )
     application = (
@@ -82,11 +95,17 @@ def build_application(
         .rate_limiter(limiter)
         .post_init(startup)
         .post_stop(_post_stop)
+        .concurrent_updates(ChatOrderedProcessor())
         .build()
     )
     owner = worker_identity()
     poller = Poller(engine, fetcher, settings, owner=owner)
-    svc = Services(settings=settings, engine=engine, poller=poller)
+    svc = Services(
+        settings=settings,
+        engine=engine,
+        poller=poller,
+        guard=Guard(commands_per_minute=settings.commands_per_minute),
+    )
     svc.deliverer = Deliverer(
         engine,
         application.bot,
@@ -123,6 +142,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
         "addfeed": handlers.cmd_addfeed,
         "removefeed": handlers.cmd_removefeed,
     }
+    application.add_handler(TypeHandler(Update, handlers.throttle), group=-1)
     for name, callback in commands.items():
         application.add_handler(CommandHandler(name, callback))
     application.add_handler(

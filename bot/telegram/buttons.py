@@ -15,7 +15,8 @@ from telegram.error import BadRequest
 
 from bot.core.lang import Translator
 from bot.core.model import Change, ChangeKind, FeedInfo, ParsedItem
-from bot.core.render import render_change
+from bot.core.paging import split_message
+from bot.core.render import TELEGRAM_LIMIT, render_change
 from bot.db import store
 from bot.db.tables import Chat, Delivery, Feed, Item
 from bot.i18n import parse_choice, translator
@@ -155,6 +156,9 @@ def as_parsed(item: Item) -> ParsedItem:
 
 
 async def _edit(query: object, text: str, keyboard: InlineKeyboardMarkup | None) -> None:
+    parts = split_message(text)
+    if len(parts) > 1:  # an edited message cannot grow into two: keep what fits
+        text = split_message(text, TELEGRAM_LIMIT - 2)[0] + "\n…"
     try:
         await query.edit_message_text(  # type: ignore[attr-defined]
             text, parse_mode=ParseMode.HTML, reply_markup=keyboard

@@ -24,7 +24,7 @@ from telegram import (
     Update,
 )
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
-from telegram.ext import ContextTypes
+from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot.core.digest import DigestSyntaxError, parse_schedule
 from bot.core.filters import (
@@ -38,12 +38,14 @@ from bot.core.filters import (
 from bot.core.lang import N_, Translator
 from bot.core.model import CategoryFilter, KeywordFilter
 from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
+from bot.core.paging import split_message
 from bot.db import store
 from bot.db.tables import Chat as DbChat
 from bot.db.tables import Feed
 from bot.i18n import LANGUAGES, from_client, parse_choice, translator
 from bot.pipeline import FeedAddError
 from bot.telegram import texts
+from bot.telegram.guard import Verdict
 from bot.telegram.services import services
 
 log = logging.getLogger(__name__)
@@ -56,10 +58,18 @@ def esc(value: object) -> str:
 
 
 async def reply(update: Update, text: str, keyboard: InlineKeyboardMarkup | None = None) -> None:
+    """Answer in the chat, split into several messages when it outgrows Telegram's limit (the
+    keyboard goes under the last one)."""
     message = update.effective_message
-    if message is not None:
+    if message is None:
+        return
+    parts = split_message(text)
+    for number, part in enumerate(parts, start=1):
         await message.reply_text(
-            text, parse_mode=ParseMode.HTML, reply_markup=keyboard, do_quote=False
+            part,
+            parse_mode=ParseMode.HTML,
+            reply_markup=keyboard if number == len(parts) else None,
+            do_quote=False,
         )
 
 
@@ -104,18 +114,29 @@ async def chat_translator(update: Update, context: Context) -> Translator:
 
 
 async def is_chat_admin(update: Update, context: Context) -> bool:
-    """Private chats are their own admin; in groups ask Telegram (anonymous admins count)."""
+    """Private chats are their own admin; in groups ask Telegram (anonymous admins count).
+
+    A button press is judged by who pressed it: the message under it is the bot's own. The
+    answer is cached briefly, so a burst of commands costs one `getChatMember`.
+    """
     chat, message, user = update.effective_chat, update.effective_message, update.effective_user
     if chat is None:
         return False
     if chat.type == ChatType.PRIVATE:
         return True
-    if message is not None and message.sender_chat is not None:
+    pressed = update.callback_query is not None
+    if not pressed and message is not None and message.sender_chat is not None:
         return message.sender_chat.id == chat.id
     if user is None:
         return False
+    cache = services(context).guard.admins
+    known = cache.get((chat.id, user.id))
+    if known is not None:
+        return bool(known)
     member = await context.bot.get_chat_member(chat.id, user.id)
-    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+    admin = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+    cache.put((chat.id, user.id), admin)
+    return admin
 
 
 def is_operator(update: Update, context: Context) -> bool:
@@ -716,10 +737,42 @@ async def cmd_removefeed(update: Update, context: Context) -> None:
 
 
 async def _may_change(update: Update, context: Context, tr: Translator) -> bool:
+    """Admins pass; anyone else is told once per window, then ignored (no reply per command)."""
     if await is_chat_admin(update, context):
         return True
-    await reply(update, tr.gettext(texts.ADMINS_ONLY))
+    chat, user = update.effective_chat, update.effective_user
+    key = (chat.id if chat else 0, user.id if user else 0)
+    if services(context).guard.refusals.first(key):
+        await reply(update, tr.gettext(texts.ADMINS_ONLY))
     return False
+
+
+async def throttle(update: Update, context: Context) -> None:
+    """Runs before every handler: a user over the command rate gets one "slow down", then
+    silence until the window has room again."""
+    user = update.effective_user
+    message = update.effective_message
+    is_command = message is not None and (message.text or "").startswith("/")
+    if user is None or not (is_command or update.callback_query or (message and message.document)):
+        return
+    verdict = services(context).guard.users.check(user.id)
+    if verdict == Verdict.ALLOW:
+        return
+    if verdict == Verdict.WARN:
+        log.info(
+            "user %s is over %s commands a minute; ignoring for now",
+            user.id,
+            services(context).settings.commands_per_minute,
+        )
+        tr = translator(client_language(update))
+        text = tr.gettext(texts.SLOW_DOWN)
+        if update.callback_query is not None:
+            await update.callback_query.answer(text)
+        else:
+            await reply(update, text)
+    elif update.callback_query is not None:
+        await update.callback_query.answer()
+    raise ApplicationHandlerStop
 
 
 # --- membership and errors ---------------------------------------------------------------------

@@ -15,6 +15,7 @@ from bot.config import Settings
 from bot.db.engine import transaction
 from bot.delivery import Deliverer
 from bot.pipeline import Poller
+from bot.telegram.guard import Guard
 
 T = TypeVar("T")
 KEY = "feedwatch"
@@ -26,6 +27,7 @@ class Services:
     engine: Engine
     poller: Poller
     deliverer: Deliverer | None = None
+    guard: Guard = field(default_factory=lambda: Guard(commands_per_minute=30))
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 

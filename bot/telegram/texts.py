@@ -57,6 +57,7 @@ USAGE = {
 
 ADMINS_ONLY = N_("Only this group's administrators can change its subscriptions and filters.")
 OPERATORS_ONLY = N_("Only the bot's operators can add or remove feeds.")
+SLOW_DOWN = N_("Slow down, please: too many commands in a minute. Try again shortly.")
 SOMETHING_WRONG = N_(
     "Sorry, something went wrong with that command. It has been logged; please try again later."
 )

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import itertools
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -57,6 +59,21 @@ _ADMIN_RIGHTS = {
 }
 
 
+TEXT_LIMIT = 4096  # UTF-16 code units after entity parsing
+CAPTION_LIMIT = 1024
+CALLBACK_DATA_BYTES = 64
+GROUP_PER_MINUTE = 20
+_SENDS = {"sendmessage", "senddocument", "sendphoto", "copymessage", "forwardmessage"}
+_TAG = re.compile(r"<[^>]+>")
+
+
+def visible_length(text: str, parse_mode: str | None) -> int:
+    """What Telegram counts: the text after entity parsing, in UTF-16 code units."""
+    if (parse_mode or "").upper() == "HTML":
+        text = html.unescape(_TAG.sub("", text))
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
 @dataclass
 class Call:
     method: str
@@ -93,10 +110,12 @@ class FakeBotApi:
     members: dict[tuple[int, int], str] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     latency: float = 0.0
+    method_latency: dict[str, float] = field(default_factory=dict)  # e.g. a slow getChatMember
     rate_limit: float | None = None  # sendMessage calls allowed per second, like Telegram's
     too_many: int = 0
     server: ThreadedApp | None = None
     _recent_sends: list[float] = field(default_factory=list)
+    _group_sends: dict[int, list[float]] = field(default_factory=dict)
     _updates: list[dict[str, Any]] = field(default_factory=list)
     _update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _message_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -229,10 +248,14 @@ class FakeBotApi:
         with self.lock:
             self.calls.append(Call(method, params, time.monotonic()))
             fault = self._take_fault(method, params)
-        if self.latency:
-            await asyncio.sleep(self.latency)
+        delay = self.latency + self.method_latency.get(method, 0.0)
+        if delay:
+            await asyncio.sleep(delay)
         if fault is not None:
             return _error(fault.code, fault.description, fault.parameters)
+        refused = self._refuse(method.lower(), params)
+        if refused is not None:
+            return refused
         if method.lower() == "sendmessage" and self._over_rate():
             return _error(429, "Too Many Requests: retry after 1", {"retry_after": 1})
         handler = getattr(self, f"_api_{method.lower()}", None)
@@ -240,6 +263,45 @@ class FakeBotApi:
             return _ok(True)
         result = await handler(params)
         return result if isinstance(result, web.Response) else _ok(result)
+
+    def _refuse(self, method: str, params: dict[str, Any]) -> web.Response | None:
+        """What real Telegram refuses: long texts and captions, bad button data, group floods."""
+        mode = params.get("parse_mode")
+        if method in ("sendmessage", "editmessagetext"):
+            text = str(params.get("text", ""))
+            if not text.strip():
+                return _error(400, "Bad Request: message text is empty")
+            if visible_length(text, mode) > TEXT_LIMIT:
+                return _error(400, "Bad Request: message is too long")
+        caption = params.get("caption")
+        if caption is not None and visible_length(str(caption), mode) > CAPTION_LIMIT:
+            return _error(400, "Bad Request: message caption is too long")
+        markup = params.get("reply_markup")
+        if isinstance(markup, dict):
+            for row in markup.get("inline_keyboard") or []:
+                for button in row:
+                    data = button.get("callback_data")
+                    if data is not None and not 1 <= len(str(data).encode()) <= CALLBACK_DATA_BYTES:
+                        return _error(400, "Bad Request: BUTTON_DATA_INVALID")
+        chat_id = _int(params.get("chat_id"))
+        if method in _SENDS and chat_id is not None and chat_id < 0:
+            wait = self._group_wait(chat_id)
+            if wait:
+                return _error(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait})
+        return None
+
+    def _group_wait(self, chat_id: int) -> int:
+        """20 messages in any 60 s into one group; the 21st waits for the oldest to age out."""
+        now = time.monotonic()
+        with self.lock:
+            recent = [t for t in self._group_sends.get(chat_id, []) if now - t < 60.0]
+            if len(recent) >= GROUP_PER_MINUTE:
+                self.too_many += 1
+                self._group_sends[chat_id] = recent
+                return max(1, int(60.0 - (now - recent[0])) + 1)
+            recent.append(now)
+            self._group_sends[chat_id] = recent
+            return 0
 
     def _over_rate(self) -> bool:
         """A sliding one-second window, as a stand-in for Telegram's flood control."""

@@ -23,7 +23,7 @@ import httpcore
 import httpx
 
 from bot import __version__
-from bot.netguard import GuardedBackend, Resolver, system_resolver
+from bot.netguard import ALLOWED_PORTS, GuardedBackend, Resolver, system_resolver
 
 USER_AGENT = f"Feedwatch/{__version__} (+https://github.com/feedwatch/feedwatch; feed change bot)"
 MAX_REDIRECTS = 5
@@ -71,8 +71,10 @@ class Fetcher:
         resolver: Resolver = system_resolver,
         max_connections: int = 20,
         network_backend: httpcore.AsyncNetworkBackend | None = None,
+        allowed_ports: frozenset[int] | None = ALLOWED_PORTS,
     ) -> None:
         self.limits = limits or FetchLimits()
+        self.allowed_ports = allowed_ports  # for chat-added feeds; None: any (tests only)
         self.allow_private = allow_private
         timeout = httpx.Timeout(self.limits.total_timeout, connect=self.limits.connect_timeout)
         pool = httpx.Limits(max_connections=max_connections, max_keepalive_connections=10)
@@ -109,7 +111,8 @@ class Fetcher:
         trusted: bool = True,
     ) -> FetchResult:
         """GET `url`; raises FetchError with a one-line reason on any transport-level failure."""
-        client = self._trusted if trusted or self.allow_private else self._guarded
+        guarded = not (trusted or self.allow_private)
+        client = self._guarded if guarded else self._trusted
         conditional = {}
         if etag:
             conditional["If-None-Match"] = etag
@@ -117,7 +120,7 @@ class Fetcher:
             conditional["If-Modified-Since"] = last_modified
         try:
             async with asyncio.timeout(self.limits.total_timeout):
-                return await self._follow(client, url, conditional)
+                return await self._follow(client, url, conditional, guarded=guarded)
         except TimeoutError:
             raise FetchError(f"timed out after {self.limits.total_timeout:g} s") from None
         except httpx.HTTPError as exc:
@@ -126,9 +129,10 @@ class Fetcher:
             raise FetchError(f"invalid URL: {exc}"[:300]) from None
 
     async def _follow(
-        self, client: httpx.AsyncClient, url: str, conditional: dict[str, str]
+        self, client: httpx.AsyncClient, url: str, conditional: dict[str, str], *, guarded: bool
     ) -> FetchResult:
-        check_url(url)
+        ports = self.allowed_ports if guarded else None
+        check_url(url, guarded=guarded, ports=ports)
         current = url
         all_permanent = True
         for _ in range(MAX_REDIRECTS + 1):
@@ -139,7 +143,7 @@ class Fetcher:
                         raise FetchError(f"HTTP {response.status_code} without a Location header")
                     all_permanent &= response.status_code in _PERMANENT
                     current = urljoin(current, target)
-                    check_url(current)
+                    check_url(current, guarded=guarded, ports=ports)
                     continue
                 headers = {k.lower(): v for k, v in response.headers.items()}
                 body = b""
@@ -156,12 +160,22 @@ class Fetcher:
         raise FetchError(f"more than {MAX_REDIRECTS} redirects")
 
 
-def check_url(url: str) -> None:
+def check_url(url: str, *, guarded: bool = False, ports: frozenset[int] | None = None) -> None:
+    """Scheme and host always; for chat-added feeds (`guarded`) also no credentials (they would
+    be sent as Basic auth to wherever the URL points) and only the web's ports."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
         raise FetchError(f"only http and https URLs are fetched, not {parts.scheme or 'none'!r}")
     if not parts.hostname:
         raise FetchError("the URL has no host name")
+    if not guarded:
+        return
+    if parts.username is not None or parts.password is not None:
+        raise FetchError("URLs with a user name or password are not accepted from chats")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    if ports is not None and port not in ports:
+        listed = ", ".join(str(p) for p in sorted(ports))
+        raise FetchError(f"port {port} is not allowed for feeds added in a chat (only {listed})")
 
 
 async def read_capped(response: httpx.Response, limit: int) -> bytes:

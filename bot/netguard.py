@@ -19,6 +19,24 @@ from httpcore import AsyncNetworkBackend, AsyncNetworkStream
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
+# Python's tables lag the IANA registries: on 3.11 these read as global but are not routable
+# public unicast (site-local, the 3fff::/20 documentation block, 192.0.0.8 dummy, 6to4 relay).
+DENIED = tuple(
+    ipaddress.ip_network(net)
+    for net in (
+        "fec0::/10",
+        "3fff::/20",
+        "2001:db8::/32",
+        "100::/64",
+        "192.0.0.0/24",
+        "192.88.99.0/24",
+        "198.18.0.0/15",
+        "100.64.0.0/10",
+        "240.0.0.0/4",
+    )
+)
+# Chat-added feeds are web feeds: only the web's ports, so the guard is no port scanner.
+ALLOWED_PORTS = frozenset({80, 443, 8080, 8443})
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 _SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
@@ -36,6 +54,8 @@ def is_public(address: IPAddress) -> bool:
             return is_public(embedded)
         if address in _NAT64_LOCAL:
             return False
+    if any(address.version == net.version and address in net for net in DENIED):
+        return False
     return bool(address.is_global) and not address.is_multicast and not address.is_reserved
 
 

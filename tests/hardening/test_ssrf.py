@@ -14,7 +14,7 @@ import httpcore
 import pytest
 
 from bot.fetch import Fetcher, FetchError, FetchLimits
-from bot.netguard import Resolver, is_public
+from bot.netguard import ALLOWED_PORTS, Resolver, is_public
 from tests.fakes.feed_server import FeedServer, redirect
 from tests.fixtures import blog
 
@@ -78,13 +78,19 @@ def backend() -> LoopbackOnly:
     return LoopbackOnly()
 
 
-def guarded(backend: LoopbackOnly, table: dict[str, list[str]] | None = None) -> Fetcher:
+def guarded(
+    backend: LoopbackOnly,
+    table: dict[str, list[str]] | None = None,
+    ports: frozenset[int] | None = None,
+) -> Fetcher:
+    """The chat-feed fetcher; any port unless `ports` (the feed server's port is random)."""
     resolver = make_resolver({"localhost": ["127.0.0.1", "::1"], **(table or {})})
     return Fetcher(
         FetchLimits(total_timeout=3),
         allow_private=False,
         resolver=resolver,
         network_backend=backend,
+        allowed_ports=ports,
     )
 
 
@@ -108,6 +114,12 @@ def guarded(backend: LoopbackOnly, table: dict[str, list[str]] | None = None) ->
         "http://[fe80::1]/feed",
         "http://224.0.0.1/feed",
         "http://rebind.example/feed",
+        "http://[fec0::1]/feed",
+        "http://[3fff::1]/feed",
+        "http://192.0.0.8/feed",
+        "http://192.88.99.1/feed",
+        "http://198.18.0.1/feed",
+        "http://[2001:db8::1]/feed",
     ],
 )
 async def test_private_and_reserved_targets_are_refused(backend: LoopbackOnly, url: str) -> None:
@@ -162,7 +174,12 @@ async def test_dns_rebinding_cannot_slip_between_check_and_connect(
     async def rebinding(host: str, port: int) -> list[str]:
         return next(answers)
 
-    fetcher = Fetcher(FetchLimits(total_timeout=3), resolver=rebinding, network_backend=backend)
+    fetcher = Fetcher(
+        FetchLimits(total_timeout=3),
+        resolver=rebinding,
+        network_backend=backend,
+        allowed_ports=None,
+    )
     async with fetcher:
         result = await fetcher.fetch(
             f"http://rebind.example:{feeds.server.port}/feed", trusted=False
@@ -218,9 +235,51 @@ async def test_operator_setting_allows_private_addresses(feeds: FeedServer) -> N
         ("100.64.0.1", False),
         ("::ffff:10.0.0.1", False),
         ("64:ff9b::808:808", True),
+        ("fec0::1", False),
+        ("3fff::1", False),
+        ("192.0.0.8", False),
+        ("192.88.99.1", False),
+        ("::ffff:192.88.99.1", False),
     ],
 )
 def test_embedded_and_special_forms(address: str, public: bool) -> None:
     import ipaddress
 
     assert is_public(ipaddress.ip_address(address)) is public
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://public.example:22/feed", "port 22 is not allowed"),
+        ("http://public.example:6379/feed", "port 6379 is not allowed"),
+        ("https://public.example:8444/feed", "port 8444 is not allowed"),
+        ("http://deploy:hunter2@public.example/feed", "user name or password"),
+        ("http://deploy@public.example/feed", "user name or password"),
+    ],
+)
+async def test_chat_feeds_use_web_ports_and_carry_no_credentials(
+    backend: LoopbackOnly, url: str, reason: str
+) -> None:
+    async with guarded(backend, {"public.example": [PUBLIC_IP]}, ports=ALLOWED_PORTS) as fetcher:
+        with pytest.raises(FetchError, match=reason):
+            await fetcher.fetch(url, trusted=False)
+    assert backend.connected == []
+
+
+async def test_a_redirect_to_another_port_is_refused(
+    backend: LoopbackOnly, feeds: FeedServer
+) -> None:
+    assert feeds.server is not None
+    port = feeds.server.port
+    feeds.behave("/start", redirect(302, "http://public.example:25/feed"))
+    table = {"public.example": [PUBLIC_IP]}
+    async with guarded(backend, table, ports=frozenset({80, port})) as fetcher:
+        with pytest.raises(FetchError, match="port 25 is not allowed"):
+            await fetcher.fetch(f"http://public.example:{port}/start", trusted=False)
+    assert backend.connected == [PUBLIC_IP]
+
+
+async def test_the_default_chat_ports_are_the_webs() -> None:
+    async with Fetcher() as fetcher:
+        assert fetcher.allowed_ports == ALLOWED_PORTS == frozenset({80, 443, 8080, 8443})

@@ -84,9 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     secrets: list[str] = []
     try:
         settings = load_settings()
-        secrets = (
-            [settings.telegram_bot_token.get_secret_value()] if settings.telegram_bot_token else []
-        )
+        secrets = settings.secrets()
         setup_logging(settings.log_level, settings.log_format, secrets)
         return dispatch(args, settings)
     except (SettingsError, CliError, FeedAddError) as exc:

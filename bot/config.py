@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 DEFAULT_SQLITE_PATH = Path("data") / "feedwatch.db"
 
@@ -72,6 +74,21 @@ class Settings(BaseSettings):
         if not value.startswith(("sqlite://", "postgresql")):
             raise ValueError("must start with sqlite:/// or postgresql+psycopg://")
         return value
+
+    def secrets(self) -> list[str]:
+        """Every configured secret, for the log filter: token, webhook secret, DB password."""
+        found = [
+            value.get_secret_value()
+            for value in (self.telegram_bot_token, self.webhook_secret)
+            if value is not None
+        ]
+        try:
+            password = make_url(self.database_url).password
+        except ArgumentError:
+            password = None
+        if password:
+            found.append(str(password))
+        return [secret for secret in found if len(secret) >= 4]
 
     @property
     def token(self) -> str:

@@ -1,8 +1,9 @@
-"""Logging set-up: one line per event, optional JSON, and the bot token never written.
+"""Logging set-up: one line per event, optional JSON, and no secret ever written.
 
-httpx logs every request URL at INFO and PTB's URLs contain the token, so httpx is raised to
-WARNING *and* every record passes through a filter that replaces the token wherever it appears
-(messages, arguments, tracebacks).
+httpx logs every request URL at INFO and PTB's URLs contain the token; at DEBUG PTB logs every
+call's parameters (the webhook secret among them). So httpx is raised to WARNING *and* every
+record, at every level, passes through a filter that replaces each secret wherever it appears
+(messages, arguments, tracebacks) and strips credentials and query strings from URLs.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
+
+from bot.core.urls import redact_urls
 
 REDACTED = "[REDACTED-TOKEN]"
 
@@ -23,11 +26,9 @@ class RedactFilter(logging.Filter):
     def redact(self, text: str) -> str:
         for secret in self.secrets:
             text = text.replace(secret, REDACTED)
-        return text
+        return redact_urls(text)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
-            return True
         record.msg = self.redact(record.getMessage())
         record.args = None
         if record.exc_info and record.exc_info[1] is not None:

@@ -28,6 +28,7 @@ from bot.core.model import Change, FeedInfo, RawFeed
 from bot.core.parse import NotAFeed, finish_feed, read_feed
 from bot.core.render import render_change
 from bot.core.schedule import next_check
+from bot.core.urls import shown_url
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Delivery, DeliveryStatus, Feed, FeedStatus
@@ -395,7 +396,7 @@ class Poller:
             except AlreadyWatched:
                 report.skipped += 1
             except FeedAddError as exc:
-                report.failed.append(f"{url}: {exc}")
+                report.failed.append(f"{shown_url(url, operator=True)}: {exc}")
         return report
 
     async def _fetch_candidate(
@@ -403,19 +404,20 @@ class Poller:
     ) -> tuple[str, FetchResult, RawFeed]:
         """A URL someone wants watched: http(s), answers 200, and the body is a feed."""
         url = url.strip()
+        shown = shown_url(url, operator=True)  # errors never repeat a password
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise FeedAddError(f"not an http(s) URL: {url[:200]!r}")
+            raise FeedAddError(f"not an http(s) URL: {shown[:200]!r}")
         try:
             result = await self.fetcher.fetch(url, trusted=trusted)
         except FetchError as exc:
-            raise FeedAddError(f"cannot fetch {url}: {exc}") from None
+            raise FeedAddError(f"cannot fetch {shown}: {exc}") from None
         if result.status != 200:
-            raise FeedAddError(f"cannot fetch {url}: HTTP {result.status}")
+            raise FeedAddError(f"cannot fetch {shown}: HTTP {result.status}")
         try:
             raw = await asyncio.to_thread(read_feed, result.body, result.headers)
         except NotAFeed as exc:
-            raise FeedAddError(f"{url} is {exc}") from None
+            raise FeedAddError(f"{shown} is {exc}") from None
         return url, result, raw
 
     def _add(
@@ -426,7 +428,7 @@ class Poller:
             if store.get_feed_by_url(session, url=final_url) or store.get_feed_by_url(
                 session, url=url
             ):
-                raise AlreadyWatched(f"{url} is already watched")
+                raise AlreadyWatched(f"{shown_url(url, operator=True)} is already watched")
             if slug is None:
                 slug = unique_slug(session, raw.title or parts_host(final_url))
             elif store.get_feed(session, slug=slug) is not None:

@@ -108,6 +108,7 @@ async def test_webhook_mode_checks_the_secret_on_every_request(
         WEBHOOK_LISTEN="127.0.0.1",
         WEBHOOK_PORT=str(port),
         WEBHOOK_SECRET="s3cret-value",
+        LOG_LEVEL="DEBUG",  # PTB logs every call's parameters at DEBUG, setWebhook's too
     )
     process = await start_bot(env, tmp_path / "bot.log", "run", "--webhook")
     try:
@@ -142,6 +143,9 @@ async def test_webhook_mode_checks_the_secret_on_every_request(
         process.send_signal(signal.SIGTERM)
         code = await asyncio.wait_for(process.wait(), timeout=15)
     assert code == 0
+    log = (tmp_path / "bot.log").read_text()
+    assert "setWebhook" in log  # the DEBUG lines were written …
+    assert "s3cret-value" not in log and bot_api.token not in log  # … without the secrets
 
 
 def _listening(port: int) -> bool:

@@ -39,6 +39,7 @@ from bot.core.lang import N_, Translator
 from bot.core.model import CategoryFilter, KeywordFilter
 from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
 from bot.core.paging import split_message
+from bot.core.urls import shown_url
 from bot.db import store
 from bot.db.tables import Chat as DbChat
 from bot.db.tables import Feed
@@ -532,7 +533,11 @@ async def cmd_export(update: Update, context: Context) -> None:
     if not subs:
         await reply(update, tr.gettext("This chat has no subscriptions to export."))
         return
-    feeds = [OpmlFeed(title=feed.title, url=feed.url) for _sub, feed in subs]
+    operator = is_operator(update, context)  # only operators see a feed URL's query token
+    feeds = [
+        OpmlFeed(title=feed.title, url=shown_url(feed.url, operator=operator))
+        for _sub, feed in subs
+    ]
     document = render_opml("Feedwatch subscriptions", feeds, created=datetime.now(UTC))
     caption = tr.ngettext("{count} feed", "{count} feeds", len(feeds)).format(count=len(feeds))
     await message.reply_document(

@@ -239,9 +239,9 @@ async def test_notifications_and_digests_speak_each_chat_language(
     bot.services.wake.set()
 
     def digest() -> Any:
-        return next((t for t in bot_api.texts(SPANISH_CHAT) if t.startswith("<b>Resumen:")), None)
+        return next((t for t in bot_api.texts(SPANISH_CHAT) if t.startswith("<b>Boletín:")), None)
 
     await bot_api.wait_for(lambda: digest() is not None)
-    assert digest().startswith("<b>Resumen: Lumen Blog</b> — 1 entrada\n")
+    assert digest().startswith("<b>Boletín: Lumen Blog</b> — 1 entrada\n")
     assert "Nuevo encuentro</a>" in digest()
     assert any("Nuevo encuentro" in t for t in notifications(bot_api, ENGLISH_CHAT))  # at once

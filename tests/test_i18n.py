@@ -97,7 +97,7 @@ def test_plural_forms_follow_the_language() -> None:
     es, zh = translator("es"), translator("zh")
     singular, plural = "Unsubscribed from {count} feed.", "Unsubscribed from {count} feeds."
     assert es.ngettext(singular, plural, 1) == "Cancelada la suscripción a {count} feed."
-    assert es.ngettext(singular, plural, 2) == "Cancelada la suscripción a {count} feeds."
+    assert es.ngettext(singular, plural, 2) == "Canceladas las suscripciones a {count} feeds."
     assert zh.ngettext(singular, plural, 1) == zh.ngettext(singular, plural, 5)
     assert ENGLISH.ngettext(singular, plural, 1) == singular
 
@@ -173,3 +173,20 @@ def test_messages_in_each_language() -> None:
     assert chinese.startswith("<b>已更新：<a")
     assert "Lumen Blog · 2026年9月8日" in chinese
     assert "<b>新增：</b>" in chinese
+
+
+def test_digest_and_summary_are_different_words() -> None:
+    """A digest (a periodic bundle) and a summary (a post's short text) were one word in es/zh."""
+    for language, digest_word, summary_word in (
+        ("es", "Boletín", "resumen"),
+        ("zh", "汇总", "摘要"),
+    ):
+        tr = translator(language)
+        digest = tr.gettext("Digest for <b>{title}</b>: every hour.")
+        assert digest_word in digest and summary_word not in digest.casefold()
+        menu = tr.gettext("one summary per hour or day")  # /digest's menu entry
+        assert digest_word.casefold() in menu.casefold() and summary_word not in menu
+    zh = translator("zh")
+    assert "不像" not in zh.gettext("That file is too large for an OPML list (1 MB at most).")
+    es = translator("es")
+    assert "debe tener el formato" in es.gettext("the time is HH:MM, e.g. 08:30")

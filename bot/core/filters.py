@@ -1,8 +1,12 @@
 """Category and keyword filters: the `/filter` and `/keywords` syntax and matching an item.
 
 Syntax: comma-separated names, so a category may contain spaces ("Press Release"); a leading `-`
-excludes. Matching is case-insensitive and whitespace-trimmed. An item passes when (there are no
-includes, or it has at least one included category) and it has none of the excluded ones.
+excludes. Chinese and Japanese input separates with `，` or `、` as well. Matching is
+case-insensitive and whitespace-trimmed. An item passes when (there are no includes, or it has at
+least one included category) and it has none of the excluded ones.
+
+Keywords match whole words, except Chinese and Japanese ones: those scripts put no spaces between
+words, so `模型` is looked for anywhere in `英伟达发布新模型`.
 """
 
 from __future__ import annotations
@@ -16,7 +20,14 @@ from bot.core.model import Audience, CategoryFilter, Change, ChangeKind, Keyword
 from bot.core.text import clean_inline
 
 _WORD = re.compile(r"\w+")
-_KEYWORD_PART = re.compile(r'\s*(-?)\s*(?:"([^"]*)"|([^,"]+))\s*(?:,|$)')
+_SEPARATORS = re.compile("[,，、]")
+_KEYWORD_PART = re.compile(r'\s*(-?)\s*(?:"([^"]*)"|([^,，、"]+))\s*(?:[,，、]|$)')
+# Han, kana and the CJK punctuation/compatibility blocks: scripts written without spaces.
+_UNSPACED = re.compile(
+    "[\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uff66-\uff9f\U00020000-\U0003134f]"
+)
+_UNSPACED_RUN = re.compile(f"({_UNSPACED.pattern}+)")
 
 
 class FilterSyntaxError(UserError):
@@ -26,7 +37,7 @@ class FilterSyntaxError(UserError):
 def parse_filter(text: str, *, max_categories: int = 50) -> CategoryFilter:
     include: dict[str, str] = {}
     exclude: dict[str, str] = {}
-    for raw in text.split(","):
+    for raw in _SEPARATORS.split(text):
         part = clean_inline(raw)
         if not part:
             continue
@@ -97,7 +108,8 @@ def fold_words(text: str) -> list[str]:
     """Words for matching: accents removed, case folded ("Café" and "cafe" are one word)."""
     decomposed = unicodedata.normalize("NFKD", text)
     bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return _WORD.findall(bare.casefold())
+    spaced = _UNSPACED_RUN.sub(r" \1 ", bare)  # "新GPU" holds the word "gpu"
+    return _WORD.findall(spaced.casefold())
 
 
 def keywords_match(flt: KeywordFilter, text: str) -> bool:
@@ -106,7 +118,10 @@ def keywords_match(flt: KeywordFilter, text: str) -> bool:
     haystack = " " + " ".join(fold_words(text)) + " "
 
     def found(phrase: str) -> bool:
-        return " " + " ".join(fold_words(phrase)) + " " in haystack
+        needle = " ".join(fold_words(phrase))
+        if _UNSPACED.search(needle):
+            return needle in haystack
+        return f" {needle} " in haystack
 
     if any(found(phrase) for phrase in flt.exclude):
         return False

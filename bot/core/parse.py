@@ -10,10 +10,11 @@ import calendar
 import hashlib
 import io
 import time
+import unicodedata
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import feedparser
 
@@ -144,10 +145,16 @@ def item_key(entry: Mapping[str, Any], title: str, published: datetime | None) -
 
 
 def safe_link(value: object) -> str | None:
-    """Only absolute http(s) links are kept: `javascript:` and friends never reach a message."""
+    """Only absolute http(s) links are kept: `javascript:` and friends never reach a message.
+
+    Invisible format characters (bidi overrides, zero-width spaces) are percent-encoded, so
+    `…/\u202egpj.exe` cannot display as a harmless `…/exe.jpg`.
+    """
     if not value:
         return None
-    link = str(value).strip()
+    link = "".join(
+        quote(ch, safe="") if unicodedata.category(ch) == "Cf" else ch for ch in str(value).strip()
+    )
     try:
         parts = urlsplit(link)
     except ValueError:

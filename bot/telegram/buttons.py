@@ -21,6 +21,7 @@ from bot.db import store
 from bot.db.tables import Chat, Delivery, Feed, Item
 from bot.i18n import parse_choice, translator
 from bot.telegram import texts
+from bot.telegram.callback_data import Button, decode, encode
 from bot.telegram.handlers import (
     Context,
     chat_translator,
@@ -40,12 +41,14 @@ def backlog_keyboard(feed_id: int, tr: Translator) -> InlineKeyboardMarkup:
         [
             [
                 InlineKeyboardButton(
-                    tr.gettext("Only new posts"), callback_data=f"backlog:{feed_id}:0"
+                    tr.gettext("Only new posts"),
+                    callback_data=encode(Button("backlog", feed_id, 0)),
                 )
             ],
             [
                 InlineKeyboardButton(
-                    also.format(count=BACKLOG), callback_data=f"backlog:{feed_id}:{BACKLOG}"
+                    also.format(count=BACKLOG),
+                    callback_data=encode(Button("backlog", feed_id, BACKLOG)),
                 )
             ],
         ]
@@ -53,31 +56,40 @@ def backlog_keyboard(feed_id: int, tr: Translator) -> InlineKeyboardMarkup:
 
 
 async def on_button(update: Update, context: Context) -> None:
-    """Route a button press; refuse non-admins in groups like the commands do."""
+    """Route a button press; refuse non-admins in groups like the commands do. Forged or stale
+    data gets a short "expired" answer; every press is answered."""
     query = update.callback_query
-    if query is None or query.data is None or query.message is None:
+    if query is None or query.message is None:
         return
     tr = await chat_translator(update, context)
     _ = tr.gettext
+    button = decode(query.data)
+    if button is None:
+        log.info("button with unknown data %r ignored", (query.data or "")[:70])
+        await query.answer(_(texts.BUTTON_EXPIRED))
+        return
     if not await is_chat_admin(update, context):
         await query.answer(_(texts.ADMINS_ONLY), show_alert=True)
         return
-    action, _sep, rest = query.data.partition(":")
-    if action == "lang":
-        language = parse_choice(rest)
-        if language is not None:
-            await _edit(query, await set_language(update, context, language), None)
+    if button.action == "lang":
+        language = parse_choice(button.language)
+        if language is None:
+            await query.answer(_(texts.BUTTON_EXPIRED))
+            return
+        await _edit(query, await set_language(update, context, language), None)
         await query.answer()
         return
-    feed_id_text, _sep, count_text = rest.partition(":")
-    if not feed_id_text.isdigit():
-        await query.answer()
-        return
-    chat_id, feed_id = query.message.chat.id, int(feed_id_text)
+    chat_id, feed_id = query.message.chat.id, button.feed_id
     svc = services(context)
+    subscribed = await svc.read(
+        lambda s: store.get_subscription(s, chat_id=chat_id, feed_id=feed_id) is not None
+    )
+    if not subscribed:  # unsubscribed since, or the feed is gone: the button is stale
+        await query.answer(_(texts.BUTTON_EXPIRED))
+        return
     note = ""
-    if action == "backlog":
-        count = min(int(count_text), BACKLOG) if count_text.isdigit() else 0
+    if button.action == "backlog":
+        count = min(button.count, BACKLOG)
         queued = await svc.write(
             lambda s: queue_backlog(s, chat_id=chat_id, feed_id=feed_id, count=count)
         )
@@ -92,10 +104,11 @@ async def on_button(update: Update, context: Context) -> None:
         await _edit(query, f"{before}\n\n{note}".strip(), None)
         await query.answer()
         return
-    if action == "unsub":
+    if button.action == "unsub":
         await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed_id))
         note = _("Unsubscribed.")
-    elif action in ("edits", "preview"):
+    else:
+        action = button.action
 
         def flip(session: Session) -> None:
             sub = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)

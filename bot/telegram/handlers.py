@@ -11,7 +11,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from functools import cache
+from zoneinfo import available_timezones
 
 from sqlmodel import Session
 from telegram import (
@@ -46,6 +47,7 @@ from bot.db.tables import Feed
 from bot.i18n import LANGUAGES, from_client, parse_choice, translator
 from bot.pipeline import FeedAddError
 from bot.telegram import texts
+from bot.telegram.callback_data import Button, encode
 from bot.telegram.guard import Verdict
 from bot.telegram.services import services
 
@@ -325,7 +327,7 @@ async def list_view(
     lines = [_("<b>Subscriptions</b>")]
     rows = []
     for sub, feed in subs:
-        reader = store.audience(sub)
+        reader, feed_id = store.audience(sub), feed.id or 0
         extras = []
         if not reader.keywords.is_empty:
             words = describe_keywords(reader.keywords, tr)
@@ -341,14 +343,16 @@ async def list_view(
         lines.append(f"<code>{esc(feed.slug)}</code> — {esc(feed.title)}: {esc(line)}")
         rows.append(
             [
-                InlineKeyboardButton(f"✖ {feed.slug}"[:40], callback_data=f"unsub:{feed.id}"),
+                InlineKeyboardButton(
+                    f"✖ {feed.slug}"[:40], callback_data=encode(Button("unsub", feed_id))
+                ),
                 InlineKeyboardButton(
                     _("edits on") if reader.edits else _("edits off"),
-                    callback_data=f"edits:{feed.id}",
+                    callback_data=encode(Button("edits", feed_id)),
                 ),
                 InlineKeyboardButton(
                     _("previews on") if reader.preview else _("previews off"),
-                    callback_data=f"preview:{feed.id}",
+                    callback_data=encode(Button("preview", feed_id)),
                 ),
             ]
         )
@@ -591,12 +595,8 @@ async def cmd_timezone(update: Update, context: Context) -> None:
     tr = await chat_translator(update, context)
     if message is None or not await _may_change(update, context, tr):
         return
-    name = command_args(message)
-    try:
-        if not name:
-            raise ZoneInfoNotFoundError(name)
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    name = known_zone(command_args(message))
+    if name is None:
         text = tr.gettext("Unknown time zone. {usage}")
         await reply(update, text.format(usage=usage(tr, "timezone")))
         return
@@ -611,6 +611,21 @@ async def cmd_timezone(update: Update, context: Context) -> None:
 
     await services(context).write(work)
     await reply(update, tr.gettext("Time zone: {zone}.").format(zone=esc(name)))
+
+
+@cache
+def _zones() -> dict[str, str]:
+    """IANA zone names by their folded form; `localtime` and `posix/…` aliases are not zones."""
+    return {
+        zone.casefold(): zone
+        for zone in available_timezones()
+        if zone != "localtime" and not zone.startswith(("posix/", "right/"))
+    }
+
+
+def known_zone(text: str) -> str | None:
+    """The canonical IANA name for what was typed (`europe/berlin` → `Europe/Berlin`)."""
+    return _zones().get(text.strip().casefold()) if len(text) <= 64 else None
 
 
 async def cmd_language(update: Update, context: Context) -> None:
@@ -640,7 +655,7 @@ def language_keyboard() -> InlineKeyboardMarkup:
     """One button per language, each labelled in its own language."""
     return InlineKeyboardMarkup(
         [
-            [InlineKeyboardButton(name, callback_data=f"lang:{code}")]
+            [InlineKeyboardButton(name, callback_data=encode(Button("lang", language=code)))]
             for code, name in LANGUAGES.items()
         ]
     )

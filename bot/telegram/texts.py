@@ -57,6 +57,7 @@ USAGE = {
 
 ADMINS_ONLY = N_("Only this group's administrators can change its subscriptions and filters.")
 OPERATORS_ONLY = N_("Only the bot's operators can add or remove feeds.")
+BUTTON_EXPIRED = N_("This button has expired. Use the command again.")
 SLOW_DOWN = N_("Slow down, please: too many commands in a minute. Try again shortly.")
 SOMETHING_WRONG = N_(
     "Sorry, something went wrong with that command. It has been logged; please try again later."
@@ -86,8 +87,8 @@ def help_text(tr: Translator) -> str:
         usage("filter"),
         usage("keywords"),
         _(
-            "Keywords match whole words in the title and text, ignoring case and accents; "
-            "categories and keywords must both match."
+            "Keywords match whole words in the title and text (Chinese and Japanese ones "
+            "anywhere in it), ignoring case and accents; categories and keywords must both match."
         ),
         usage("edits"),
         usage("preview"),

@@ -65,10 +65,10 @@ def test_digests_speak_the_chat_language() -> None:
     entries = [DigestEntry("Nueva", None, ()), DigestEntry("Vieja", None, (), updated=True)]
     (spanish,) = render_digest("Blog", entries, translator("es"))
     assert spanish == (
-        "<b>Resumen: Blog</b> — 2 entradas\n\n<i>Otros</i>\n• Nueva\n• Actualizado: Vieja"
+        "<b>Boletín: Blog</b> — 2 entradas\n\n<i>Otros</i>\n• Nueva\n• Actualizado: Vieja"
     )
     (chinese,) = render_digest("Blog", entries[:1], translator("zh"))
-    assert chinese.startswith("<b>摘要：Blog</b> — 1 篇文章\n\n<i>其他</i>")
+    assert chinese.startswith("<b>汇总：Blog</b> — 1 篇文章\n\n<i>其他</i>")
     (one,) = render_digest("Blog", entries[:1])
     assert one.startswith("<b>Digest: Blog</b> — 1 post\n")
 

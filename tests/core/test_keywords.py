@@ -12,6 +12,7 @@ from bot.core.filters import (
     FilterSyntaxError,
     describe_keywords,
     keywords_match,
+    parse_filter,
     parse_keywords,
     wants,
 )
@@ -74,3 +75,29 @@ def test_wants_combines_categories_keywords_and_edits() -> None:
     assert not wants(
         replace(reader, edits=False), _change(ChangeKind.EDITED, "Compiler news", ("Blog",))
     )
+
+
+@pytest.mark.parametrize(
+    ("keywords", "text", "expected"),
+    [
+        ("模型", "英伟达发布新模型", True),
+        ("新模型", "英伟达发布新模型。", True),
+        ("模型", "英伟达发布新芯片", False),
+        ("-模型", "英伟达发布新模型", False),
+        ("コンパイラ", "新しいコンパイラを公開しました", True),
+        ("GPU", "英伟达发布新GPU", True),  # a Latin word beside Chinese is still a word
+        ("GP", "英伟达发布新GPU", False),  # … and Latin keywords still match whole words only
+        ("cat", "concatenate", False),
+    ],
+)
+def test_chinese_and_japanese_keywords_match_inside_unspaced_text(
+    keywords: str, text: str, expected: bool
+) -> None:
+    assert keywords_match(parse_keywords(keywords), text) is expected
+
+
+def test_full_width_separators_split_lists() -> None:
+    assert parse_keywords("模型，芯片、-广告").include == ("模型", "芯片")
+    assert parse_keywords("模型，芯片、-广告").exclude == ("广告",)
+    assert parse_filter("博客，新闻、-社区").include == ("博客", "新闻")
+    assert parse_filter("博客，新闻、-社区").exclude == ("社区",)

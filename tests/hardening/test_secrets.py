@@ -55,9 +55,7 @@ def test_every_configured_secret_is_redacted() -> None:
 
 
 @pytest.fixture
-async def bot(
-    sqlite_url: str, bot_api: FakeBotApi, feeds: FeedServer
-) -> AsyncIterator[RunningBot]:
+async def bot(sqlite_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
     settings = bot_settings(sqlite_url, bot_api, poll_interval_seconds=3600)
     async with running_bot(settings) as running:
         assert feeds.server is not None

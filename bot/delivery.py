@@ -45,6 +45,10 @@ def retry_delay(attempts: int, base: float = 5.0) -> timedelta:
     return timedelta(seconds=min(base * 2 ** max(attempts - 1, 0), 600))
 
 
+class UnrecordedSends(RuntimeError):
+    """Telegram accepted messages the database would not record: back off, do not resend."""
+
+
 class Deliverer:
     def __init__(
         self,
@@ -68,6 +72,8 @@ class Deliverer:
         self._lease_ends: dict[int, datetime] = {}
         self.clock = clock
         self.stopping = False
+        # Sent, but the database refused to record it: never sent again, only marked again.
+        self._unmarked: set[int] = set()
 
     async def deliver_due(self) -> int:
         """Send everything due now; return how many messages Telegram accepted."""
@@ -90,6 +96,8 @@ class Deliverer:
                     self._lease_ends.pop(chat_id, None)
                 await self._release(chat_ids)
             sent += sum(counts)
+            if self._unmarked:  # the caller backs off until the database records them
+                raise UnrecordedSends(f"{len(self._unmarked)} sent messages not yet recorded")
             if sum(counts) == 0:
                 break  # everything left is waiting for a retry time
         return sent
@@ -136,6 +144,12 @@ class Deliverer:
             delivery = queue[index]
             if delivery.next_attempt_at > self.clock() or not await self._hold_lease(chat_id):
                 return sent
+            if delivery.id in self._unmarked:
+                status = await self._record_sent(delivery)
+                if status != "sent":
+                    return sent
+                index += 1
+                continue
             started = time.monotonic()
             status = await self._send(delivery)
             metrics.SEND_SECONDS.observe(time.monotonic() - started)
@@ -210,13 +224,33 @@ class Deliverer:
                 )
             )
             return "next" if give_up else "stop"
-        now = self.clock()
-        await asyncio.to_thread(self._mark_sent, delivery.id, now)
+        return await self._record_sent(delivery)
+
+    async def _record_sent(self, delivery: Delivery) -> str:
+        """Mark a message Telegram accepted. If the database refuses, remember it here and leave
+        the chat: it is not sent again, only marked once the database answers."""
+        assert delivery.id is not None
+        try:
+            pending = await asyncio.to_thread(self._mark_sent, delivery.id, self.clock())
+        except Exception as exc:
+            if delivery.id not in self._unmarked:
+                log.error(
+                    "delivery %s to chat %s was sent but cannot be recorded (%s); "
+                    "holding the chat until the database answers",
+                    delivery.id,
+                    delivery.chat_id,
+                    str(exc).splitlines()[0][:200],
+                )
+            self._unmarked.add(delivery.id)
+            return "stop"
+        self._unmarked.discard(delivery.id)
+        if not pending:  # cancelled while in flight (/pause, /unsubscribe): send no more
+            return "stop"
         return "sent"
 
-    def _mark_sent(self, delivery_id: int, now: datetime) -> None:
+    def _mark_sent(self, delivery_id: int, now: datetime) -> bool:
         with self.engine.begin() as connection:
-            store.mark_sent(connection, delivery_id=delivery_id, now=now)
+            return store.mark_sent(connection, delivery_id=delivery_id, now=now)
 
     async def _db(self, work: Callable[[Session], T]) -> T:
         def run() -> T:

@@ -40,7 +40,11 @@ def run_digests(engine: Engine, clock: Callable[[], datetime] = lambda: datetime
             select(Subscription, Chat, Feed)
             .join(Chat, col(Chat.id) == col(Subscription.chat_id))
             .join(Feed, col(Feed.id) == col(Subscription.feed_id))
-            .where(col(Subscription.digest).is_not(None))
+            .where(
+                col(Subscription.digest).is_not(None),
+                col(Chat.active).is_(True),
+                col(Chat.paused).is_(False),  # a paused chat gets no digest either
+            )
         ).all()
         for sub, chat, feed in rows:
             at = time.fromisoformat(sub.digest_at) if sub.digest_at else None

@@ -316,11 +316,17 @@ def set_chat_active(session: Session, *, chat_id: int, active: bool) -> None:
 
 
 def migrate_chat(session: Session, *, old_id: int, new_id: int) -> None:
-    """A group became a supergroup: everything moves to the new id, pending messages included."""
+    """A group became a supergroup: everything moves to the new id, pending messages included,
+    and so does every chat setting (a paused group stays paused, its zone and language stay)."""
     old = session.get(Chat, old_id)
-    if session.get(Chat, new_id) is None:
-        session.add(Chat(id=new_id, type="supergroup", title=old.title if old else "", active=True))
-        session.flush()
+    new = session.get(Chat, new_id)
+    if new is None:
+        new = Chat(id=new_id, type="supergroup", title=old.title if old else "", active=True)
+    if old is not None:  # the old chat's settings win over a row made for the new id meanwhile
+        new.paused, new.timezone, new.language = old.paused, old.timezone, old.language
+        new.title = new.title or old.title
+    session.add(new)
+    session.flush()
     taken = set(
         session.exec(select(Subscription.feed_id).where(Subscription.chat_id == new_id)).all()
     )
@@ -355,7 +361,20 @@ def unsubscribe(session: Session, *, chat_id: int, feed_id: int | None) -> int:
     subs = session.exec(query).all()
     for sub in subs:
         session.delete(sub)
+    cancel_queued(session, chat_id=chat_id, feed_id=feed_id)
     return len(subs)
+
+
+def cancel_queued(session: Session, *, chat_id: int, feed_id: int | None = None) -> int:
+    """Messages not yet sent (pending, or held for a digest) will never be: the chat paused or
+    unsubscribed. Returns how many were cancelled."""
+    query = update(Delivery).where(
+        col(Delivery.chat_id) == chat_id,
+        col(Delivery.status).in_((DeliveryStatus.PENDING, DeliveryStatus.HELD)),
+    )
+    if feed_id is not None:
+        query = query.where(col(Delivery.feed_id) == feed_id)
+    return int(session.exec(query.values(status=DeliveryStatus.CANCELLED)).rowcount)
 
 
 def count_subscriptions(session: Session, *, chat_id: int) -> int:
@@ -460,10 +479,13 @@ def delivered_item_ids(session: Session, *, chat_id: int, item_ids: list[int]) -
 
 
 def set_paused(session: Session, *, chat_id: int, paused: bool) -> None:
+    """Pausing also cancels what is queued: a paused chat gets nothing until it resumes."""
     chat = session.get(Chat, chat_id)
     if chat is not None:
         chat.paused = paused
         session.add(chat)
+    if paused:
+        cancel_queued(session, chat_id=chat_id)
 
 
 # --- deliveries ------------------------------------------------------------------------------
@@ -489,6 +511,7 @@ def claim_chats(
         select(Chat.id)
         .where(
             col(Chat.id).in_(due),
+            col(Chat.paused).is_(False),
             or_(col(Chat.lease_until).is_(None), col(Chat.lease_until) < now),
         )
         .order_by(oldest)
@@ -562,13 +585,16 @@ def get_state(session: Session, *, key: str) -> State | None:
 MARK_SENT = (
     update(Delivery)
     .where(col(Delivery.id) == bindparam("delivery_id"))
+    .where(col(Delivery.status) == DeliveryStatus.PENDING)
     .values(status=DeliveryStatus.SENT, sent_at=bindparam("sent_at"))
 )
 
 
-def mark_sent(connection: Connection, *, delivery_id: int, now: datetime) -> None:
-    """Takes a Core connection, not a session: no ORM work on the per-message path."""
-    connection.execute(MARK_SENT, {"delivery_id": delivery_id, "sent_at": now})
+def mark_sent(connection: Connection, *, delivery_id: int, now: datetime) -> bool:
+    """Takes a Core connection, not a session: no ORM work on the per-message path. False when
+    the row was no longer pending (cancelled by /pause or /unsubscribe while in flight)."""
+    result = connection.execute(MARK_SENT, {"delivery_id": delivery_id, "sent_at": now})
+    return bool(result.rowcount)
 
 
 def mark_retry(

@@ -214,18 +214,47 @@ async def _poll_loop(svc: Services) -> None:
 
 
 async def _delivery_loop(svc: Services) -> None:
+    """Deliver, then sleep until something is due. While rounds fail (the database refuses
+    writes) the loop backs off exponentially and logs one line per step, one traceback in all."""
     assert svc.deliverer is not None
     deliverer = svc.deliverer
+    failures = 0
     while not deliverer.stopping:
         try:
             await deliverer.deliver_due()
-        except Exception:
-            log.exception("delivery round failed")
-        if deliverer.stopping:
-            break
+            idle = await _idle_seconds(svc)
+        except Exception as exc:
+            failures += 1
+            idle = failure_backoff(failures)
+            if failures == 1:
+                log.exception("delivery round failed; retrying in %.1f s", idle)
+            else:
+                reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                log.error("delivery round failed again (%s); retrying in %.1f s", reason, idle)
+        else:
+            if failures:
+                log.info("delivery recovered after %d failed rounds", failures)
+            failures = 0
+        await _pause(svc, idle, wakeable=failures == 0)
+
+
+async def _pause(svc: Services, seconds: float, *, wakeable: bool) -> None:
+    """Sleep `seconds`; new work (`wake`) cuts it short unless we are backing off; a stop
+    request always does."""
+    assert svc.deliverer is not None
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not svc.deliverer.stopping and (remaining := deadline - loop.time()) > 0:
         svc.wake.clear()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(svc.wake.wait(), timeout=await _idle_seconds(svc))
+            await asyncio.wait_for(svc.wake.wait(), timeout=remaining)
+        if wakeable:
+            return
+
+
+def failure_backoff(failures: int) -> float:
+    """0.5 s, 1 s, 2 s … at most a minute between rounds that keep failing."""
+    return float(min(0.5 * 2 ** (failures - 1), 60.0))
 
 
 async def _idle_seconds(svc: Services) -> float:

@@ -28,7 +28,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from bot import metrics
 from bot.core.render import to_plain
 from bot.db import store
-from bot.db.engine import transaction
+from bot.db.engine import transaction, writer
 from bot.db.tables import Delivery
 
 log = logging.getLogger(__name__)
@@ -249,7 +249,7 @@ class Deliverer:
         return "sent"
 
     def _mark_sent(self, delivery_id: int, now: datetime) -> bool:
-        with self.engine.begin() as connection:
+        with writer(self.engine).begin() as connection:
             return store.mark_sent(connection, delivery_id=delivery_id, now=now)
 
     async def _db(self, work: Callable[[Session], T]) -> T:

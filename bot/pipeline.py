@@ -30,7 +30,7 @@ from bot.core.render import render_change
 from bot.core.schedule import next_check
 from bot.core.urls import shown_url
 from bot.db import store
-from bot.db.engine import transaction
+from bot.db.engine import transaction, writer
 from bot.db.tables import Delivery, DeliveryStatus, Feed, FeedStatus
 from bot.fetch import Fetcher, FetchError, FetchResult
 from bot.i18n import translator
@@ -240,7 +240,7 @@ class Poller:
     # --- applying one result (worker thread, one transaction) --------------------------------
 
     def _apply(self, feed_id: int, result: FetchResult | FetchError, dry_run: bool) -> PollOutcome:
-        with Session(self.engine, expire_on_commit=False) as session:
+        with Session(writer(self.engine), expire_on_commit=False) as session:
             feed = session.get(Feed, feed_id)
             if feed is None:
                 return PollOutcome(slug=f"#{feed_id}", outcome="error", error="feed was removed")

@@ -1,12 +1,14 @@
 """Engine and session factory.
 
-SQLite: WAL (readers do not block the writer), a busy timeout, foreign keys on, and
-`BEGIN IMMEDIATE` for every transaction so read-then-write never fails half way with
-SQLITE_BUSY. PostgreSQL (psycopg 3) needs nothing special.
+SQLite: WAL (readers do not block the writer), a busy timeout, foreign keys on. Write
+transactions (`transaction()`, `writer()`) begin with `BEGIN IMMEDIATE`, so read-then-write
+never fails half way with SQLITE_BUSY; reads begin deferred and never queue behind a writer.
+PostgreSQL (psycopg 3) needs nothing special.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +19,8 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Session, create_engine
 
 BUSY_TIMEOUT_MS = 30_000
+_WRITE_OPTION = "feedwatch_write"
+_writers: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
 
 
 def is_sqlite(url: str) -> bool:
@@ -46,15 +50,24 @@ def make_engine(url: str) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        writes = connection.get_execution_options().get(_WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
 
     return engine
 
 
+def writer(engine: Engine) -> Engine:
+    """The same engine (same pool) marked for writing: SQLite takes the write lock at BEGIN."""
+    found = _writers.get(engine)
+    if found is None:
+        found = _writers[engine] = engine.execution_options(**{_WRITE_OPTION: True})
+    return found
+
+
 @contextmanager
 def transaction(engine: Engine) -> Iterator[Session]:
-    """One unit of work: commit on success, roll back on any exception."""
-    with Session(engine, expire_on_commit=False) as session:
+    """One unit of work that writes: commit on success, roll back on any exception."""
+    with Session(writer(engine), expire_on_commit=False) as session:
         try:
             yield session
             session.commit()

@@ -85,7 +85,7 @@ class Fetcher:
         pool_impl = guarded._pool  # httpx offers no public hook for the network backend
         assert isinstance(pool_impl, httpcore.AsyncConnectionPool)
         inner = network_backend or pool_impl._network_backend
-        pool_impl._network_backend = GuardedBackend(inner, resolver)
+        pool_impl._network_backend = GuardedBackend(inner, resolver, allowed_ports)
         self._guarded = httpx.AsyncClient(
             transport=guarded,
             follow_redirects=False,
@@ -131,8 +131,7 @@ class Fetcher:
     async def _follow(
         self, client: httpx.AsyncClient, url: str, conditional: dict[str, str], *, guarded: bool
     ) -> FetchResult:
-        ports = self.allowed_ports if guarded else None
-        check_url(url, guarded=guarded, ports=ports)
+        check_url(url, guarded=guarded)
         current = url
         all_permanent = True
         for _ in range(MAX_REDIRECTS + 1):
@@ -143,7 +142,7 @@ class Fetcher:
                         raise FetchError(f"HTTP {response.status_code} without a Location header")
                     all_permanent &= response.status_code in _PERMANENT
                     current = urljoin(current, target)
-                    check_url(current, guarded=guarded, ports=ports)
+                    check_url(current, guarded=guarded)
                     continue
                 headers = {k.lower(): v for k, v in response.headers.items()}
                 body = b""
@@ -160,9 +159,10 @@ class Fetcher:
         raise FetchError(f"more than {MAX_REDIRECTS} redirects")
 
 
-def check_url(url: str, *, guarded: bool = False, ports: frozenset[int] | None = None) -> None:
+def check_url(url: str, *, guarded: bool = False) -> None:
     """Scheme and host always; for chat-added feeds (`guarded`) also no credentials (they would
-    be sent as Basic auth to wherever the URL points) and only the web's ports."""
+    be sent as Basic auth to wherever the URL points). Ports are checked where the connection is
+    made, after the address (`GuardedBackend`)."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
         raise FetchError(f"only http and https URLs are fetched, not {parts.scheme or 'none'!r}")
@@ -172,10 +172,6 @@ def check_url(url: str, *, guarded: bool = False, ports: frozenset[int] | None =
         return
     if parts.username is not None or parts.password is not None:
         raise FetchError("URLs with a user name or password are not accepted from chats")
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    if ports is not None and port not in ports:
-        listed = ", ".join(str(p) for p in sorted(ports))
-        raise FetchError(f"port {port} is not allowed for feeds added in a chat (only {listed})")
 
 
 async def read_capped(response: httpx.Response, limit: int) -> bytes:

@@ -94,9 +94,15 @@ def check_addresses(host: str, addresses: Iterable[str]) -> list[str]:
 class GuardedBackend(AsyncNetworkBackend):
     """An httpcore network backend that resolves, checks, then connects to the checked IP."""
 
-    def __init__(self, inner: AsyncNetworkBackend, resolver: Resolver = system_resolver) -> None:
+    def __init__(
+        self,
+        inner: AsyncNetworkBackend,
+        resolver: Resolver = system_resolver,
+        ports: frozenset[int] | None = ALLOWED_PORTS,
+    ) -> None:
         self._inner = inner
         self._resolver = resolver
+        self._ports = ports  # None: any port (tests serve feeds on random ports)
 
     async def connect_tcp(
         self,
@@ -111,6 +117,11 @@ class GuardedBackend(AsyncNetworkBackend):
         except OSError as exc:
             raise httpcore.ConnectError(f"cannot resolve {host}: {exc}") from exc
         addresses = check_addresses(host, resolved)
+        if self._ports is not None and port not in self._ports:
+            listed = ", ".join(str(p) for p in sorted(self._ports))
+            raise BlockedAddressError(
+                f"port {port} is not allowed for feeds added in a chat (only {listed})"
+            )
         return await self._inner.connect_tcp(
             addresses[0], port, timeout, local_address, socket_options
         )

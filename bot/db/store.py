@@ -20,7 +20,16 @@ from bot.core.model import (
     ParsedFeed,
     StoredItem,
 )
-from bot.db.tables import Chat, Delivery, DeliveryStatus, Feed, Item, State, Subscription
+from bot.db.tables import (
+    Chat,
+    Delivery,
+    DeliveryStatus,
+    Feed,
+    FeedCategory,
+    Item,
+    State,
+    Subscription,
+)
 
 # --- feeds -----------------------------------------------------------------------------------
 
@@ -62,7 +71,7 @@ def remove_feed(session: Session, *, slug: str) -> bool:
     feed = get_feed(session, slug=slug)
     if feed is None:
         return False
-    for table in (Delivery, Subscription, Item):
+    for table in (Delivery, Subscription, Item, FeedCategory):
         session.exec(delete(table).where(col(table.feed_id) == feed.id))
     session.delete(feed)
     return True
@@ -206,6 +215,11 @@ def save_items(
     changed = {change.item.key for change in detection.changes}
     fresh: list[dict[str, object]] = []
     seen: list[str] = []
+    tally: Counter[str] = Counter()
+    spelling: dict[str, str] = {}
+    edited = [key for key in changed if key in stored]
+    if edited:  # an edit may change an item's categories: take its old ones out of the count
+        _tally(tally, spelling, _categories_of(session, feed_id, edited), -1)
     for item in parsed.items:
         values: dict[str, object] = {
             "link": item.link,
@@ -222,10 +236,12 @@ def save_items(
         old = stored.get(item.key)
         if old is None:
             fresh.append({"feed_id": feed_id, "key": item.key, "first_seen_at": now, **values})
+            _tally(tally, spelling, [item.categories], +1)
             continue
         where = (col(Item.feed_id) == feed_id, col(Item.key) == item.key)
         if item.key in changed:
             session.exec(update(Item).where(*where).values(**values))
+            _tally(tally, spelling, [item.categories], +1)
         elif old.content_hash != item.content_hash:  # markup moved, text did not
             session.exec(
                 update(Item).where(*where).values(content_hash=item.content_hash, last_seen_at=now)
@@ -240,6 +256,7 @@ def save_items(
         )
     if fresh:
         session.execute(insert(Item), fresh)
+    _count_categories(session, feed_id, tally, spelling)
     if not changed:
         return {}
     rows = session.exec(
@@ -251,6 +268,14 @@ def save_items(
 def prune_items(session: Session, *, feed_id: int, unseen_since: datetime) -> int:
     """Forget items absent from the feed for a long time (their deliveries go with them)."""
     old_ids = select(Item.id).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)
+    gone = session.exec(
+        select(Item.categories).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)
+    ).all()
+    if gone:
+        tally: Counter[str] = Counter()
+        spelling: dict[str, str] = {}
+        _tally(tally, spelling, gone, -1)
+        _count_categories(session, feed_id, tally, spelling)
     session.exec(delete(Delivery).where(col(Delivery.item_id).in_(old_ids)))
     result = session.exec(
         delete(Item).where(col(Item.feed_id) == feed_id, col(Item.last_seen_at) < unseen_since)
@@ -260,16 +285,53 @@ def prune_items(session: Session, *, feed_id: int, unseen_since: datetime) -> in
 
 def category_counts(session: Session, *, feed_id: int) -> list[tuple[str, int]]:
     """Categories seen on a feed, most frequent first (ties alphabetical)."""
-    counter: Counter[str] = Counter()
-    spelling: dict[str, str] = {}
-    for categories in session.exec(select(Item.categories).where(Item.feed_id == feed_id)).all():
-        for name in categories or []:
-            folded = name.casefold()
-            spelling.setdefault(folded, name)
-            counter[folded] += 1
-    return sorted(
-        ((spelling[k], n) for k, n in counter.items()), key=lambda pair: (-pair[1], pair[0])
-    )
+    rows = session.exec(
+        select(FeedCategory.shown, FeedCategory.count).where(
+            FeedCategory.feed_id == feed_id, FeedCategory.count > 0
+        )
+    ).all()
+    return sorted(((shown, count) for shown, count in rows), key=lambda p: (-p[1], p[0]))
+
+
+def _categories_of(session: Session, feed_id: int, keys: list[str]) -> list[list[str]]:
+    query = select(Item.categories).where(Item.feed_id == feed_id, col(Item.key).in_(keys))
+    return [list(categories or ()) for categories in session.exec(query).all()]
+
+
+def _tally(
+    tally: Counter[str],
+    spelling: dict[str, str],
+    category_lists: Iterable[Iterable[str]],
+    sign: int,
+) -> None:
+    for categories in category_lists:
+        for folded, shown in {c.casefold(): c for c in categories or ()}.items():
+            spelling.setdefault(folded, shown)
+            tally[folded] += sign
+
+
+def _count_categories(
+    session: Session, feed_id: int, tally: Counter[str], spelling: dict[str, str]
+) -> None:
+    """Apply +/- counts to the feed's category rows (only the names that changed)."""
+    deltas = {name: n for name, n in tally.items() if n}
+    if not deltas:
+        return
+    existing = {
+        row.name: row
+        for row in session.exec(
+            select(FeedCategory).where(
+                FeedCategory.feed_id == feed_id, col(FeedCategory.name).in_(list(deltas))
+            )
+        ).all()
+    }
+    for name, delta in deltas.items():
+        row = existing.get(name)
+        if row is None:
+            row = FeedCategory(feed_id=feed_id, name=name[:100], shown=spelling[name][:100])
+        row.count = max(row.count + delta, 0)
+        session.add(row)
+    session.flush()
 
 
 # --- chats and subscriptions -------------------------------------------------------------------

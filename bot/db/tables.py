@@ -89,6 +89,18 @@ class Item(SQLModel, table=True):
     last_seen_at: datetime = Field(default_factory=utcnow, index=True)
 
 
+class FeedCategory(SQLModel, table=True):
+    """How many stored items of a feed carry each category, kept up to date as items are
+    stored, edited and pruned, so /categories and /filter never scan a feed's items."""
+
+    __tablename__ = "feed_category"
+
+    feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE", primary_key=True)
+    name: str = Field(primary_key=True, max_length=100, description="casefolded")
+    shown: str = Field(max_length=100, description="the first spelling seen")
+    count: int = 0
+
+
 class Chat(SQLModel, table=True):
     id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
     type: str = Field(default="private", max_length=16)

@@ -12,7 +12,7 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
@@ -387,10 +387,19 @@ class Poller:
         url, result, raw = await self._fetch_candidate(url, trusted=trusted)
         return await asyncio.to_thread(self._add, url, slug, trusted, result, raw)
 
-    async def import_feeds(self, urls: list[str], *, trusted: bool) -> ImportReport:
-        """Add each URL in turn (an OPML list); one failure does not stop the others."""
+    async def import_feeds(
+        self,
+        urls: list[str],
+        *,
+        trusted: bool,
+        on_step: Callable[[int], Awaitable[None]] | None = None,
+    ) -> ImportReport:
+        """Add each URL in turn (an OPML list); one failure does not stop the others.
+        `on_step(done)` is told how many URLs have been handled, before each next one."""
         report = ImportReport()
-        for url in urls:
+        for done, url in enumerate(urls):
+            if on_step is not None:
+                await on_step(done)
             try:
                 report.added.append(await self.add_feed(url, trusted=trusted))
             except AlreadyWatched:

@@ -130,7 +130,7 @@ async def test_operators_import_an_opml_file_sent_in_private(
         bot_api.files["opml1"] = opml.encode()
         for user, expected in (
             (5, "Only the bot's operators"),
-            (4242, "Imported 1 feeds, 0 already watched, 0 failed."),
+            (4242, "Imported 1 feed, 0 already watched, 0 failed."),
         ):
             before = len(bot_api.texts(user))
             bot_api.push_update(

@@ -186,6 +186,8 @@ async def stop_background(svc: Services) -> None:
     if svc.deliverer is not None:
         svc.deliverer.stopping = True
     svc.wake.set()
+    for job in list(svc.jobs):  # an import stops between feeds; those added so far stay
+        job.cancel()
     poll_task = next((t for t in svc.tasks if t.get_name() == "feedwatch-poll"), None)
     if poll_task is not None:
         poll_task.cancel()

@@ -46,7 +46,7 @@ from bot.db.tables import Chat as DbChat
 from bot.db.tables import Feed
 from bot.i18n import LANGUAGES, from_client, parse_choice, translator
 from bot.pipeline import FeedAddError
-from bot.telegram import texts
+from bot.telegram import background, texts
 from bot.telegram.callback_data import Button, encode
 from bot.telegram.guard import Verdict
 from bot.telegram.services import services
@@ -695,15 +695,29 @@ async def on_document(update: Update, context: Context) -> None:
         text = _("Could not read that file: {reason}")
         await reply(update, text.format(reason=esc(exc.translated(tr))))
         return
-    report = await services(context).poller.import_feeds(
-        [entry.url for entry in listed[:100]], trusted=False
-    )
-    added, skipped, failed = [o.slug for o in report.added], report.skipped, report.failed
-    summary = _("Imported {added} feeds, {skipped} already watched, {failed} failed.")
-    lines = [summary.format(added=len(added), skipped=skipped, failed=len(failed))]
-    lines += [f"<code>{esc(slug)}</code>" for slug in added[:30]]
-    lines += [esc(line[:200]) for line in failed[:10]]
-    await reply(update, "\n".join(lines))
+    urls = [entry.url for entry in listed[:100]]
+    poller = services(context).poller
+
+    async def work(progress: background.Progress) -> str:
+        async def step(done: int) -> None:
+            await progress.note(
+                _("Importing {done} of {total} feeds…").format(done=done, total=len(urls))
+            )
+
+        report = await poller.import_feeds(urls, trusted=False, on_step=step)
+        added, skipped, failed = [o.slug for o in report.added], report.skipped, report.failed
+        summary = tr.ngettext(
+            "Imported {added} feed, {skipped} already watched, {failed} failed.",
+            "Imported {added} feeds, {skipped} already watched, {failed} failed.",
+            len(added),
+        )
+        lines = [summary.format(added=len(added), skipped=skipped, failed=len(failed))]
+        lines += [f"<code>{esc(slug)}</code>" for slug in added[:30]]
+        lines += [esc(line[:200]) for line in failed[:10]]
+        return "\n".join(lines)
+
+    waiting = _("Importing {done} of {total} feeds…").format(done=0, total=len(urls))
+    background.start(services(context).jobs, message, waiting, work, _(texts.SOMETHING_WRONG))
 
 
 async def cmd_addfeed(update: Update, context: Context) -> None:
@@ -721,17 +735,20 @@ async def cmd_addfeed(update: Update, context: Context) -> None:
         await reply(update, usage(tr, "addfeed"))
         return
     url, slug = parts[0], (parts[1].lower() if len(parts) == 2 else None)
-    svc = services(context)
-    try:
-        outcome = await svc.poller.add_feed(url, slug=slug, trusted=False)
-    except FeedAddError as exc:
-        await reply(update, _("Could not add the feed: {reason}").format(reason=esc(exc)))
-        return
-    text = _("Now watching <b>{title}</b> as <code>{slug}</code> ({items} items so far).")
-    await reply(
-        update,
-        text.format(title=esc(outcome.feed_title), slug=esc(outcome.slug), items=outcome.items),
-    )
+    poller = services(context).poller
+
+    async def work(progress: background.Progress) -> str:
+        try:
+            outcome = await poller.add_feed(url, slug=slug, trusted=False)
+        except FeedAddError as exc:
+            return _("Could not add the feed: {reason}").format(reason=esc(exc))
+        text = _("Now watching <b>{title}</b> as <code>{slug}</code> ({items} items so far).")
+        return text.format(
+            title=esc(outcome.feed_title), slug=esc(outcome.slug), items=outcome.items
+        )
+
+    waiting = _("Fetching {url}…").format(url=esc(shown_url(url, operator=True)))
+    background.start(services(context).jobs, message, waiting, work, _(texts.SOMETHING_WRONG))
 
 
 async def cmd_removefeed(update: Update, context: Context) -> None:

@@ -30,6 +30,7 @@ class Services:
     guard: Guard = field(default_factory=lambda: Guard(commands_per_minute=30))
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    jobs: set[asyncio.Task[None]] = field(default_factory=set)  # operator imports in progress
 
     async def write(self, work: Callable[[Session], T]) -> T:
         """Run `work` in one transaction in a worker thread (SQLite may wait for a lock)."""

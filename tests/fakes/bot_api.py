@@ -97,6 +97,7 @@ class Sent:
     text: str
     parse_mode: str | None
     params: dict[str, Any]
+    message_id: int = 0
 
 
 @dataclass
@@ -105,6 +106,7 @@ class FakeBotApi:
     calls: list[Call] = field(default_factory=list)
     sent: list[Sent] = field(default_factory=list)
     documents: list[tuple[int, Any]] = field(default_factory=list)
+    edits: list[tuple[int, int, str]] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
     members: dict[tuple[int, int], str] = field(default_factory=dict)
@@ -348,19 +350,35 @@ class FakeBotApi:
         chat_id = _int(params.get("chat_id"))
         assert chat_id is not None
         text = str(params.get("text", ""))
+        message_id = next(self._message_ids)
         with self.lock:
-            self.sent.append(Sent(chat_id, text, params.get("parse_mode"), params))
+            self.sent.append(Sent(chat_id, text, params.get("parse_mode"), params, message_id))
         chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
         if chat_id < 0:
             chat["title"] = "Test group"
         else:
             chat["first_name"] = "Ada"
-        return {
-            "message_id": next(self._message_ids),
-            "date": int(time.time()),
-            "chat": chat,
-            "text": text,
-        }
+        return {"message_id": message_id, "date": int(time.time()), "chat": chat, "text": text}
+
+    async def _api_editmessagetext(self, params: dict[str, Any]) -> Any:
+        """Edits are recorded apart from `sent`; `shown()` gives a message's latest text."""
+        chat_id, message_id = _int(params.get("chat_id")), _int(params.get("message_id"))
+        with self.lock:
+            self.edits.append((chat_id or 0, message_id or 0, str(params.get("text", ""))))
+        if chat_id is None or message_id is None:  # an inline message
+            return True
+        chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
+        return {"message_id": message_id, "date": int(time.time()), "chat": chat, "text": ""}
+
+    def shown(self, chat_id: int) -> list[str]:
+        """The chat's messages as a person sees them now: each with its latest edit applied."""
+        with self.lock:
+            latest = {(c, m): text for c, m, text in self.edits}
+            return [
+                latest.get((s.chat_id, s.message_id), s.text)
+                for s in self.sent
+                if s.chat_id == chat_id
+            ]
 
     async def _api_getfile(self, params: dict[str, Any]) -> Any:
         file_id = str(params.get("file_id"))

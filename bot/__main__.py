@@ -119,7 +119,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if command == "poll":
         return asyncio.run(poll_once(settings, dry_run=args.dry_run))
     if command in ("run", "worker"):
-        from bot.telegram.app import run_bot
+        from bot.telegram.lifecycle import run_bot
 
         return run_bot(settings, updates=command == "run", webhook=getattr(args, "webhook", False))
     raise CliError(f"unknown command {command}")

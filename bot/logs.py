@@ -37,6 +37,25 @@ class RedactFilter(logging.Filter):
         return True
 
 
+class OneLineNetworkErrors(logging.Filter):
+    """A network error is a fact about the outside world, not a bug: one line, no traceback
+    (PTB logs e.g. its last getUpdates during a Telegram outage with a full traceback)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and _is_network_error(exc):
+            record.msg = f"{record.getMessage()} ({type(exc).__name__}: {exc})"
+            record.args, record.exc_info, record.exc_text = None, None, None
+        return True
+
+
+def _is_network_error(exc: BaseException) -> bool:
+    return any(
+        cls.__module__ == "telegram.error" and cls.__name__ == "NetworkError"
+        for cls in type(exc).__mro__
+    )
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         payload = {
@@ -56,6 +75,7 @@ def setup_logging(level: str = "INFO", fmt: str = "text", secrets: list[str] | N
         handler.setFormatter(JsonFormatter())
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(OneLineNetworkErrors())
     handler.addFilter(RedactFilter(secrets or []))
     root = logging.getLogger()
     for old in list(root.handlers):

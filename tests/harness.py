@@ -14,7 +14,8 @@ from telegram.ext import Application
 from bot.config import Settings
 from bot.db.engine import make_engine
 from bot.runtime import make_fetcher
-from bot.telegram.app import build_application, startup, stop_background
+from bot.telegram.app import build_application, startup
+from bot.telegram.loops import stop_background
 from bot.telegram.services import KEY, Services
 from tests.conftest import make_settings
 from tests.fakes.bot_api import FakeBotApi

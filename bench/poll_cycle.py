@@ -93,8 +93,8 @@ def _setup(workdir: Path, urls: list[str], *, chats_per_feed: int = 0, filler: i
     from bot.db import store
     from bot.db.engine import make_engine, transaction
     from bot.db.migrate import upgrade
-    from bot.pipeline import Poller
     from bot.runtime import make_fetcher
+    from bot.services.polling import Poller
 
     workdir.mkdir(parents=True, exist_ok=True)
     url = f"sqlite:///{workdir / 'feedwatch.db'}"
@@ -192,8 +192,8 @@ def _fill(engine, items: int) -> None:  # type: ignore[no-untyped-def]
                 {
                     "chat_id": 10_000_000 + c,
                     "feed_id": ids[c % feeds],
-                    "include": [],
-                    "exclude": [],
+                    "categories": [],
+                    "without_categories": [],
                     "created_at": now,
                 }
                 for c in range(10_000)

@@ -25,9 +25,10 @@ from bot.db import store
 from bot.db.engine import transaction
 from bot.fetch import FetchError
 from bot.logs import RedactFilter, setup_logging
-from bot.pipeline import FeedAddError, Poller, PollOutcome
 from bot.runlock import acquire_poller_lock
 from bot.runtime import make_fetcher, open_database, worker_identity
+from bot.services.catalog import Catalog, FeedAddError
+from bot.services.polling import Poller, PollOutcome
 
 
 class CliError(Exception):
@@ -167,12 +168,13 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
 
 async def _add(settings: Settings, engine: Engine, url: str, slug: str | None) -> PollOutcome:
     async with make_fetcher(settings) as fetcher:
-        return await Poller(engine, fetcher, settings).add_feed(url, slug=slug, trusted=True)
+        catalog = Catalog(Poller(engine, fetcher, settings))
+        return await catalog.add_feed(url, slug=slug, trusted=True)
 
 
 async def _move(settings: Settings, engine: Engine, slug: str, url: str) -> None:
     async with make_fetcher(settings) as fetcher:
-        await Poller(engine, fetcher, settings).move_feed(slug, url)
+        await Catalog(Poller(engine, fetcher, settings)).move_feed(slug, url)
 
 
 async def _import(settings: Settings, engine: Engine, path: Path) -> int:
@@ -181,8 +183,8 @@ async def _import(settings: Settings, engine: Engine, path: Path) -> int:
     except (OSError, OpmlError) as exc:
         raise CliError(f"cannot read {path}: {exc}") from None
     async with make_fetcher(settings) as fetcher:
-        poller = Poller(engine, fetcher, settings)
-        report = await poller.import_feeds([entry.url for entry in listed], trusted=True)
+        catalog = Catalog(Poller(engine, fetcher, settings))
+        report = await catalog.import_feeds([entry.url for entry in listed], trusted=True)
     for outcome in report.added:
         print(f"added {outcome.slug}: {outcome.feed_title} ({outcome.items} items)")
     for line in report.failed:
@@ -206,7 +208,7 @@ async def poll_once(settings: Settings, *, dry_run: bool) -> int:
                 print(f"[error] {outcome.slug}: {outcome.error}")
         print(report.summary())
         return 0
-    from bot.digests import run_digests
+    from bot.services.digests import run_digests
     from bot.telegram.app import deliver_once
 
     await asyncio.to_thread(run_digests, engine)

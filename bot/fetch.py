@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Self
 from urllib.parse import urljoin, urlsplit
@@ -23,6 +23,8 @@ import httpcore
 import httpx
 
 from bot import __version__
+from bot.core.decide import FetchResult
+from bot.core.urls import url_problem
 from bot.netguard import ALLOWED_PORTS, GuardedBackend, Resolver, system_resolver
 
 USER_AGENT = f"Feedwatch/{__version__} (+https://github.com/feedwatch/feedwatch; feed change bot)"
@@ -33,24 +35,6 @@ _REDIRECTS = {301, 302, 303, 307, 308}
 
 class FetchError(Exception):
     """The feed could not be fetched; the message is one line fit for logs and `feed list`."""
-
-
-@dataclass(frozen=True, slots=True)
-class FetchResult:
-    status: int
-    url: str
-    moved_to: str | None = None
-    body: bytes = b""
-    headers: dict[str, str] = field(default_factory=dict)
-    retry_after: float | None = None
-
-    @property
-    def etag(self) -> str | None:
-        return self.headers.get("etag")
-
-    @property
-    def last_modified(self) -> str | None:
-        return self.headers.get("last-modified")
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,13 +147,12 @@ def check_url(url: str, *, guarded: bool = False) -> None:
     """Scheme and host always; for chat-added feeds (`guarded`) also no credentials (they would
     be sent as Basic auth to wherever the URL points). Ports are checked where the connection is
     made, after the address (`GuardedBackend`)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        raise FetchError(f"only http and https URLs are fetched, not {parts.scheme or 'none'!r}")
-    if not parts.hostname:
-        raise FetchError("the URL has no host name")
+    problem = url_problem(url)
+    if problem is not None:
+        raise FetchError(problem)
     if not guarded:
         return
+    parts = urlsplit(url)
     if parts.username is not None or parts.password is not None:
         raise FetchError("URLs with a user name or password are not accepted from chats")
 

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from bot.config import Settings
 from bot.db import store
 from bot.db.engine import make_engine
-from bot.pipeline import LAST_CYCLE_KEY
+from bot.services.polling import LAST_CYCLE_KEY
 
 
 def check_health(settings: Settings, now: datetime | None = None) -> tuple[bool, str]:

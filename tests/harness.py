@@ -84,7 +84,7 @@ async def lumen_bot(
     settings = bot_settings(db_url, api, **{"poll_interval_seconds": 3600, **overrides})
     async with running_bot(settings) as running:
         url = feeds.serve("/feed/", blog.rss(posts))
-        await running.services.poller.add_feed(url, slug="lumen", trusted=True)
+        await running.services.catalog.add_feed(url, slug="lumen", trusted=True)
         yield running
 
 

@@ -19,8 +19,7 @@ FORBIDDEN_IN_CORE = {
     "socket",
     "bot.db",
     "bot.fetch",
-    "bot.delivery",
-    "bot.pipeline",
+    "bot.services",
     "bot.telegram",
 }
 

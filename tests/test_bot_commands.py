@@ -65,7 +65,7 @@ async def test_wrong_or_missing_arguments_get_the_right_form(
     await ask(bot_api, "/subscribe lumen")
     assert "a lone '-' needs a category" in await ask(bot_api, "/filter lumen Blog, -")
     second = feeds.serve("/second/", blog.rss((blog.PUNE,), title="Second"))
-    await bot.services.poller.add_feed(second, slug="second", trusted=True)
+    await bot.services.catalog.add_feed(second, slug="second", trusted=True)
     assert "Which feed?" in await ask(bot_api, "/subscribe")
 
 
@@ -211,7 +211,7 @@ async def test_subscription_limit_per_chat(
     async with running_bot(settings) as running:
         for slug in ("one", "two"):
             url = feeds.serve(f"/{slug}/", blog.rss((blog.PUNE,), title=slug))
-            await running.services.poller.add_feed(url, slug=slug, trusted=True)
+            await running.services.catalog.add_feed(url, slug=slug, trusted=True)
         assert (await ask(bot_api, "/subscribe one")).startswith("Subscribed")
         assert "the most allowed" in await ask(bot_api, "/subscribe two")
         with Session(running.engine) as session:

@@ -220,7 +220,7 @@ async def test_a_fanout_stays_under_the_rate_limit_without_429s(
     )
     async with running_bot(settings) as bot:
         url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
-        await bot.services.poller.add_feed(url, slug="lumen", trusted=True)
+        await bot.services.catalog.add_feed(url, slug="lumen", trusted=True)
         with Session(bot.engine) as session:
             feed = store.get_feed(session, slug="lumen")
             assert feed is not None and feed.id is not None

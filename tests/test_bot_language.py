@@ -13,8 +13,8 @@ from sqlmodel import Session
 
 from bot.db import store
 from bot.db.tables import Chat
-from bot.digests import run_digests
 from bot.i18n import translator
+from bot.services.digests import run_digests
 from bot.telegram import texts
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer

@@ -159,7 +159,7 @@ async def test_hourly_digest_holds_posts_then_sends_one_message(
 ) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from bot.digests import run_digests
+    from bot.services.digests import run_digests
 
     await command(bot_api, "/subscribe lumen", CHAT)
     assert await ask(bot_api, "/timezone Europe/Berlin") == "Time zone: Europe/Berlin."

@@ -18,8 +18,9 @@ from bot.db import store
 from bot.db.engine import make_engine
 from bot.db.migrate import alembic_config
 from bot.db.tables import Feed, Item
-from bot.pipeline import Poller
 from bot.runtime import make_fetcher
+from bot.services.catalog import Catalog
+from bot.services.polling import Poller
 from tests.conftest import make_settings
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
@@ -52,7 +53,7 @@ async def test_counts_follow_new_edited_and_pruned_items(
     poller: Poller, engine: Engine, feeds: FeedServer
 ) -> None:
     url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
-    await poller.add_feed(url, slug="lumen", trusted=True)
+    await Catalog(poller).add_feed(url, slug="lumen", trusted=True)
     assert counts(engine, 1) == scanned(engine, 1) != []
     feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))  # three new posts
     await poller.poll_feed(1)
@@ -84,7 +85,7 @@ async def test_reading_the_counts_never_touches_the_items(
     poller: Poller, engine: Engine, feeds: FeedServer, statements: list[str]
 ) -> None:
     url = feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
-    await poller.add_feed(url, slug="lumen", trusted=True)
+    await Catalog(poller).add_feed(url, slug="lumen", trusted=True)
     statements.clear()
     assert counts(engine, 1)
     assert statements and not any("from item" in s for s in statements)

@@ -18,9 +18,10 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.health import check_health
-from bot.pipeline import Poller
 from bot.runlock import acquire_poller_lock
 from bot.runtime import make_fetcher
+from bot.services.catalog import Catalog
+from bot.services.polling import Poller
 from tests.conftest import make_settings
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
@@ -59,7 +60,7 @@ async def test_health_reports_database_and_poll_freshness(
     url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
     async with make_fetcher(settings) as fetcher:
         poller = Poller(engine, fetcher, settings)
-        await poller.add_feed(url, slug="lumen", trusted=True)
+        await Catalog(poller).add_feed(url, slug="lumen", trusted=True)
         await poller.poll_due(all_feeds=True)
     ok, line = check_health(settings)
     assert ok and line.startswith("healthy: last poll cycle finished")

@@ -13,8 +13,9 @@ from sqlmodel import Session, select
 from bot.db import store
 from bot.db.tables import Feed, Item
 from bot.fetch import USER_AGENT
-from bot.pipeline import Poller
 from bot.runtime import make_fetcher
+from bot.services.catalog import Catalog
+from bot.services.polling import Poller
 from tests.conftest import make_settings
 from tests.fakes.feed_server import FeedServer, hang, raw, redirect, status, trickle
 from tests.fixtures import blog
@@ -45,13 +46,11 @@ async def poller(engine: Engine, db_url: str, clock: Clock) -> AsyncIterator[Pol
 
 def feed_row(engine: Engine, slug: str) -> Feed:
     with Session(engine) as session:
-        feed = store.get_feed(session, slug=slug)
-        assert feed is not None
-        return feed
+        return session.exec(select(Feed).where(Feed.slug == slug)).one()  # the row itself
 
 
 async def add(poller: Poller, url: str, slug: str = "lumen") -> None:
-    await poller.add_feed(url, slug=slug, trusted=True)
+    await Catalog(poller).add_feed(url, slug=slug, trusted=True)
 
 
 async def poll(poller: Poller, clock: Clock, slug: str = "lumen") -> tuple[str, list[str]]:
@@ -77,7 +76,7 @@ async def test_first_poll_is_a_silent_baseline(
     feeds: FeedServer, poller: Poller, engine: Engine
 ) -> None:
     url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
-    outcome = await poller.add_feed(url, slug="lumen", trusted=True)
+    outcome = await Catalog(poller).add_feed(url, slug="lumen", trusted=True)
     assert outcome.outcome == "baseline" and outcome.changes == ()
     assert outcome.items == len(blog.BEFORE_POSTS)
     with Session(engine) as session:
@@ -146,7 +145,7 @@ async def test_same_body_without_validators_skips_parsing(
     def no_parse(*args: object, **kwargs: object) -> None:
         raise AssertionError("an unchanged body must not be parsed")
 
-    monkeypatch.setattr("bot.pipeline.read_feed", no_parse)
+    monkeypatch.setattr("bot.services.polling.read_feed", no_parse)
     outcome, _ = await poll(poller, clock)
     assert outcome == "unchanged"
 

@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from bot.db import store
 from bot.db.engine import transaction
-from bot.pipeline import Poller
+from bot.db.tables import Feed
 from bot.runtime import make_fetcher
+from bot.services.catalog import Catalog
+from bot.services.polling import Poller
 from tests.conftest import make_settings
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
@@ -78,10 +80,10 @@ async def _prepare_fanout(engine: Engine, db_url: str, feeds: FeedServer, chats:
     settings = make_settings(db_url)
     url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
     async with make_fetcher(settings) as fetcher:
-        await Poller(engine, fetcher, settings).add_feed(url, slug="lumen", trusted=True)
+        await Catalog(Poller(engine, fetcher, settings)).add_feed(url, slug="lumen", trusted=True)
     with transaction(engine) as session:
-        feed = store.get_feed(session, slug="lumen")
-        assert feed is not None and feed.id is not None
+        feed = session.exec(select(Feed).where(Feed.slug == "lumen")).one()
+        assert feed.id is not None
         feed.next_check_at = datetime.now(UTC)  # due at once for the bot process
         session.add(feed)
         for chat_id in range(1, chats + 1):

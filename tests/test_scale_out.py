@@ -18,8 +18,9 @@ from sqlmodel import Session
 from bot.db import store
 from bot.db.engine import make_engine, transaction
 from bot.db.tables import Feed
-from bot.pipeline import Poller
 from bot.runtime import make_fetcher
+from bot.services.catalog import Catalog
+from bot.services.polling import Poller
 from tests.conftest import PG_URL, _postgres_database, make_settings
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
@@ -65,7 +66,7 @@ async def test_three_workers_and_a_run_share_the_work_exactly(
         poller = Poller(engine, fetcher, settings)
         for n in range(FEEDS):
             url = feeds.serve(f"/f{n}/", blog.rss(blog.BEFORE_POSTS, title=feed_title(n)))
-            await poller.add_feed(url, slug=f"f{n}", trusted=True)
+            await Catalog(poller).add_feed(url, slug=f"f{n}", trusted=True)
     expected: set[tuple[int, str]] = set()
     with transaction(engine) as session:
         ids = {f.feed.slug: f.feed.id for f in store.list_feeds(session)}

@@ -8,13 +8,40 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
+from enum import StrEnum
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from bot.core.lang import ENGLISH, N_, Translator, UserError
 from bot.core.render import TELEGRAM_LIMIT, esc, esc_attr, telegram_length
 from bot.core.text import shorten
 
-HOURLY, DAILY = "hourly", "daily"
+
+class DigestMode(StrEnum):
+    HOURLY = "hourly"
+    DAILY = "daily"
+
+
+HOURLY, DAILY = DigestMode.HOURLY, DigestMode.DAILY
+
+
+class DigestSchedule(NamedTuple):
+    """When a subscription's digest goes out: every hour, or daily at a local time."""
+
+    mode: DigestMode
+    at: time | None = None
+
+    @property
+    def at_text(self) -> str | None:
+        """`HH:MM` as stored and shown (None for hourly)."""
+        return self.at.strftime("%H:%M") if self.at else None
+
+    @classmethod
+    def stored(cls, mode: str | None, at: str | None) -> DigestSchedule | None:
+        """From the two stored columns; None when the subscription has no digest."""
+        if mode is None:
+            return None
+        return cls(DigestMode(mode), time.fromisoformat(at) if at else None)
 
 
 class DigestSyntaxError(UserError):
@@ -29,13 +56,13 @@ class DigestEntry:
     updated: bool = False
 
 
-def parse_schedule(words: list[str]) -> tuple[str, time | None]:
+def parse_schedule(words: list[str]) -> DigestSchedule:
     """`hourly` or `daily HH:MM`."""
     if words == [HOURLY]:
-        return HOURLY, None
+        return DigestSchedule(HOURLY)
     if len(words) == 2 and words[0] == DAILY:
         try:
-            return DAILY, time.fromisoformat(words[1])
+            return DigestSchedule(DAILY, time.fromisoformat(words[1]))
         except ValueError:
             raise DigestSyntaxError(N_("the time is HH:MM, e.g. 08:30")) from None
     raise DigestSyntaxError(N_("use hourly, daily HH:MM or off"))

@@ -138,6 +138,7 @@ class Audience:
     """One subscription as the fan-out sees it."""
 
     chat_id: int
+    feed_id: int = 0
     categories: CategoryFilter = CategoryFilter()
     keywords: KeywordFilter = KeywordFilter()
     edits: bool = True

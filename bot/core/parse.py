@@ -14,12 +14,13 @@ import unicodedata
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import feedparser
 
 from bot.core.model import ParsedFeed, ParsedItem, RawEntry, RawFeed
 from bot.core.text import clean_inline, fingerprint, html_to_text
+from bot.core.urls import url_problem
 from bot.core.xmlsafe import install_feed_parser
 
 install_feed_parser()
@@ -155,11 +156,7 @@ def safe_link(value: object) -> str | None:
     link = "".join(
         quote(ch, safe="") if unicodedata.category(ch) == "Cf" else ch for ch in str(value).strip()
     )
-    try:
-        parts = urlsplit(link)
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+    if url_problem(link) is not None:
         return None
     if any(ch.isspace() or ord(ch) < 32 for ch in link) or len(link) > 2000:
         return None

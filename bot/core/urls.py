@@ -34,3 +34,18 @@ def redact_urls(text: str) -> str:
     """Every URL in a log line loses its credentials and its query string."""
     text = _USERINFO.sub(rf"\1{HIDDEN}@", text)
     return _QUERY.sub(rf"\1?{HIDDEN}", text)
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` is not a fetchable web address (None when it is): the one URL check, used by
+    the fetcher on every hop, by the catalog before fetching, and by the parser for links."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError as exc:
+        return f"invalid URL: {exc}"[:300]
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"only http and https URLs are fetched, not {parts.scheme or 'none'!r}"
+    if not parts.hostname:
+        return "the URL has no host name"
+    return None

@@ -19,6 +19,8 @@ from sqlalchemy import (
 )
 from sqlmodel import Field, SQLModel
 
+from bot.core.decide import FeedStatus
+
 # Named constraints so batch migrations on SQLite can drop and recreate them.
 SQLModel.metadata.naming_convention = {
     "ix": "ix_%(column_0_label)s",
@@ -33,12 +35,6 @@ metadata: MetaData = SQLModel.metadata
 def utcnow() -> datetime:
     """Aware UTC; SQLModel's UTCDateTime column type keeps it aware on SQLite too."""
     return datetime.now(UTC)
-
-
-class FeedStatus(StrEnum):
-    OK = "ok"
-    ERROR = "error"
-    GONE = "gone"
 
 
 class DeliveryStatus(StrEnum):
@@ -122,8 +118,10 @@ class Subscription(SQLModel, table=True):
         sa_column=Column(BigInteger, nullable=False, index=True),
     )
     feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE", index=True)
-    include: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    exclude: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    categories: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    without_categories: list[str] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False)
+    )
     keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
     without_keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
     edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})

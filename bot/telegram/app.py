@@ -18,6 +18,7 @@ from telegram.ext import (
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
+    ContextTypes,
     MessageHandler,
     TypeHandler,
     filters,
@@ -25,13 +26,15 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 
 from bot.config import Settings
-from bot.delivery import Deliverer
 from bot.fetch import Fetcher
 from bot.i18n import DEFAULT as DEFAULT_LANGUAGE
 from bot.i18n import LANGUAGES, translator
-from bot.pipeline import Poller
 from bot.runtime import make_fetcher, worker_identity
-from bot.telegram import buttons, handlers, texts
+from bot.services.delivery import Deliverer
+from bot.services.polling import Poller
+from bot.telegram import commands, texts
+from bot.telegram.commands import membership, operators
+from bot.telegram.context import Context, throttle
 from bot.telegram.guard import ChatOrderedProcessor, Guard
 from bot.telegram.loops import start_background
 from bot.telegram.services import KEY, Services
@@ -84,6 +87,7 @@ def build_application(
         .rate_limiter(limiter)
         .post_init(startup)
         .concurrent_updates(ChatOrderedProcessor())
+        .context_types(ContextTypes(context=Context))
         .build()
     )
     owner = worker_identity()
@@ -109,39 +113,27 @@ def build_application(
 
 
 def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    commands = {
-        "start": handlers.cmd_help,
-        "help": handlers.cmd_help,
-        "feeds": handlers.cmd_feeds,
-        "subscribe": handlers.cmd_subscribe,
-        "unsubscribe": handlers.cmd_unsubscribe,
-        "list": handlers.cmd_list,
-        "categories": handlers.cmd_categories,
-        "filter": handlers.cmd_filter,
-        "keywords": handlers.cmd_keywords,
-        "edits": handlers.cmd_edits,
-        "preview": handlers.cmd_preview,
-        "pause": handlers.cmd_pause,
-        "resume": handlers.cmd_resume,
-        "export": handlers.cmd_export,
-        "digest": handlers.cmd_digest,
-        "timezone": handlers.cmd_timezone,
-        "language": handlers.cmd_language,
-        "addfeed": handlers.cmd_addfeed,
-        "removefeed": handlers.cmd_removefeed,
-    }
-    application.add_handler(TypeHandler(Update, handlers.throttle), group=-1)
-    for name, callback in commands.items():
+    """Every route in one place: the throttle first, then commands (operator ones only for
+    operators), buttons by pattern, membership changes, files, errors."""
+    svc: Services = application.bot_data[KEY]
+    application.add_handler(TypeHandler(Update, throttle), group=-1)
+    for name, callback in commands.CHAT_COMMANDS.items():
         application.add_handler(CommandHandler(name, callback))
+    operators_only = filters.User(user_id=svc.settings.bot_admin_ids)
+    for name, callback in commands.OPERATOR_COMMANDS.items():
+        application.add_handler(CommandHandler(name, callback, filters=operators_only))
+    application.add_handler(CommandHandler(list(commands.OPERATOR_COMMANDS), operators.refuse))
+    for pattern, callback in commands.BUTTONS:
+        application.add_handler(CallbackQueryHandler(callback, pattern=pattern))
+    application.add_handler(CallbackQueryHandler(commands.EXPIRED_BUTTON))
     application.add_handler(
-        ChatMemberHandler(handlers.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER)
+        ChatMemberHandler(membership.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER)
     )
-    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
-    application.add_handler(CallbackQueryHandler(buttons.on_button))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate))
     application.add_handler(
-        MessageHandler(filters.Document.ALL & filters.ChatType.PRIVATE, handlers.on_document)
+        MessageHandler(filters.Document.ALL & filters.ChatType.PRIVATE, operators.on_document)
     )
-    application.add_error_handler(handlers.on_error)
+    application.add_error_handler(membership.on_error)
 
 
 async def startup(application: Application[Any, Any, Any, Any, Any, Any]) -> None:

@@ -17,7 +17,7 @@ from telegram.ext import Application
 
 from bot import metrics
 from bot.db import store
-from bot.digests import run_digests
+from bot.services.digests import run_digests
 from bot.telegram.services import KEY, Services
 
 log = logging.getLogger(__name__)

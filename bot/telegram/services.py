@@ -1,4 +1,5 @@
-"""What handlers and jobs share, kept in `application.bot_data` under one typed key."""
+"""What handlers and loops share, kept in `application.bot_data` under one key; handlers reach
+it as `context.svc` (see `context.py`)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 from sqlmodel import Session
-from telegram.ext import CallbackContext
 
+from bot.clock import Clock, utcnow
 from bot.config import Settings
 from bot.db.engine import transaction
-from bot.delivery import Deliverer
-from bot.pipeline import Poller
+from bot.services.catalog import Catalog
+from bot.services.delivery import Deliverer
+from bot.services.polling import Poller
 from bot.telegram.guard import Guard
 
 T = TypeVar("T")
@@ -28,9 +30,14 @@ class Services:
     poller: Poller
     deliverer: Deliverer | None = None
     guard: Guard = field(default_factory=lambda: Guard(commands_per_minute=30))
+    clock: Clock = utcnow
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     jobs: set[asyncio.Task[None]] = field(default_factory=set)  # operator imports in progress
+
+    @property
+    def catalog(self) -> Catalog:
+        return Catalog(self.poller)
 
     async def write(self, work: Callable[[Session], T]) -> T:
         """Run `work` in one transaction in a worker thread (SQLite may wait for a lock)."""
@@ -47,9 +54,3 @@ class Services:
                 return work(session)
 
         return await asyncio.to_thread(run)
-
-
-def services(context: CallbackContext[Any, Any, Any, Any]) -> Services:
-    found = context.application.bot_data[KEY]
-    assert isinstance(found, Services)
-    return found

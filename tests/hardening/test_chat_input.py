@@ -155,7 +155,7 @@ async def test_telegram_down_for_a_while_then_back_loses_and_repeats_nothing(
     )
     async with running_bot(settings) as bot:
         url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
-        await bot.services.poller.add_feed(url, slug="lumen", trusted=True)
+        await bot.services.catalog.add_feed(url, slug="lumen", trusted=True)
         with Session(bot.engine) as session:
             for chat_id in (1, 2, 3):
                 store.upsert_chat(session, chat_id=chat_id, type_="private", title="")

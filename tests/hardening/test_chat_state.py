@@ -19,7 +19,7 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
 from bot.db.tables import Chat, Delivery
-from bot.digests import run_digests
+from bot.services.digests import run_digests
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog

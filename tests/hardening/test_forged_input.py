@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bot.core.model import Change, ChangeKind, FeedInfo
 from bot.core.parse import parse_feed
 from bot.core.render import render_change
-from bot.telegram.callback_data import Button, decode, encode
+from bot.telegram.views import Button, decode, encode
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog

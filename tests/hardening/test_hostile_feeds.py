@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlalchemy import Engine, update
+from sqlmodel import Session, col, select
 
 from bot.core.parse import MAX_ITEMS
 from bot.db import store
 from bot.db.tables import Delivery, Feed, Item
-from bot.pipeline import Poller
 from bot.runtime import make_fetcher
+from bot.services.catalog import Catalog
+from bot.services.polling import Poller
 from tests.conftest import make_settings
 from tests.fakes import feed_server as fs
 from tests.fakes.raw_tcp import RawServer, reset_midway, silent
@@ -80,16 +81,15 @@ def raw_reset() -> Iterator[RawServer]:
 
 async def _with_a_healthy_neighbour(
     poller: Poller, feeds: fs.FeedServer, hostile_url: str, caplog: pytest.LogCaptureFixture
-) -> tuple[str | None, Feed]:
+) -> tuple[str | None, store.FeedView]:
     """Poll a hostile feed next to a healthy one; return the hostile feed's error and row."""
     good = feeds.serve("/good", blog.rss(blog.BEFORE_POSTS))
-    await poller.add_feed(good, slug="good", trusted=True)
+    await Catalog(poller).add_feed(good, slug="good", trusted=True)
     with Session(poller.engine) as session:
         hostile = store.add_feed(
             session, slug="hostile", url=hostile_url, title="hostile", trusted=True
         )
-        hostile.baseline_done = True
-        session.add(hostile)
+        session.exec(update(Feed).where(col(Feed.id) == hostile.id).values(baseline_done=True))
         session.commit()
     feeds.serve("/good", blog.rss(blog.AFTER_POSTS))
     before = peak_rss_mb()

@@ -61,7 +61,7 @@ async def bot(sqlite_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncI
         assert feeds.server is not None
         feeds.serve("/private/feed", blog.rss(blog.BEFORE_POSTS))
         url = SECRET_URL.format(host=f"127.0.0.1:{feeds.server.port}")
-        await running.services.poller.add_feed(url, slug="private", trusted=True)
+        await running.services.catalog.add_feed(url, slug="private", trusted=True)
         yield running
 
 

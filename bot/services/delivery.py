@@ -16,7 +16,8 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import TypeVar
 
 from sqlalchemy import Engine
@@ -26,6 +27,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
 
 from bot import metrics
+from bot.clock import Clock, utcnow
 from bot.core.render import to_plain
 from bot.db import store
 from bot.db.engine import transaction, writer
@@ -36,13 +38,19 @@ T = TypeVar("T")
 MAX_RETRY_AFTER = 3600.0
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 def retry_delay(attempts: int, base: float = 5.0) -> timedelta:
     """Backoff after the n-th failed attempt: 5 s, 10 s, 20 s … capped at 10 minutes."""
     return timedelta(seconds=min(base * 2 ** max(attempts - 1, 0), 600))
+
+
+class Sent(StrEnum):
+    """How one attempt at a message ended, and what the chat's queue does next."""
+
+    SENT = "sent"  # go on with the chat's next message
+    NEXT = "next"  # failed for good: go on with the next message
+    RETRY = "retry"  # the same message again (after a 429 wait)
+    MOVED = "moved"  # the chat has a new id: it is claimed under that id
+    STOP = "stop"  # leave the chat for now
 
 
 class UnrecordedSends(RuntimeError):
@@ -60,7 +68,7 @@ class Deliverer:
         retry_base: float = 5.0,
         lease_seconds: float = 120.0,
         owner: str = "feedwatch",
-        clock: Callable[[], datetime] = utcnow,
+        clock: Clock = utcnow,
     ) -> None:
         self.engine = engine
         self.bot = bot
@@ -146,7 +154,7 @@ class Deliverer:
                 return sent
             if delivery.id in self._unmarked:
                 status = await self._record_sent(delivery)
-                if status != "sent":
+                if status is not Sent.SENT:
                     return sent
                 index += 1
                 continue
@@ -154,16 +162,17 @@ class Deliverer:
             status = await self._send(delivery)
             metrics.SEND_SECONDS.observe(time.monotonic() - started)
             metrics.DELIVERIES.labels(status).inc()
-            if status in ("sent", "next"):
-                sent += status == "sent"
+            if status in (Sent.SENT, Sent.NEXT):
+                sent += status is Sent.SENT
                 index += 1
-            elif status != "retry":  # stop, or moved: a migrated chat is claimed under its new id
+            elif (
+                status is not Sent.RETRY
+            ):  # stop, or moved: a migrated chat is claimed under its new id
                 return sent
         return sent
 
-    async def _send(self, delivery: Delivery, *, plain: bool = False) -> str:
-        """One attempt; returns sent | next (go on with the chat's next message) | retry (the
-        same one again) | moved | stop (leave the chat for now)."""
+    async def _send(self, delivery: Delivery, *, plain: bool = False) -> Sent:
+        """One attempt at one message."""
         assert delivery.id is not None
         try:
             await self.bot.send_message(
@@ -177,19 +186,19 @@ class Deliverer:
             wait = _seconds(exc.retry_after)
             log.warning("chat %s: Telegram asked to wait %.0f s (429)", delivery.chat_id, wait)
             await asyncio.sleep(min(wait, MAX_RETRY_AFTER))
-            return "retry"
+            return Sent.RETRY
         except ChatMigrated as exc:
             new_id = int(exc.new_chat_id)
             log.info("chat %s migrated to %s; moving its subscriptions", delivery.chat_id, new_id)
             await self._db(lambda s: store.migrate_chat(s, old_id=delivery.chat_id, new_id=new_id))
             delivery.chat_id = new_id
-            return "moved"
+            return Sent.MOVED
         except Forbidden as exc:
             log.warning("chat %s: deactivated (%s)", delivery.chat_id, exc.message)
             await self._db(
                 lambda s: store.set_chat_active(s, chat_id=delivery.chat_id, active=False)
             )
-            return "stop"
+            return Sent.STOP
         except BadRequest as exc:
             if not plain and "entit" in exc.message.lower():
                 log.warning("delivery %s: HTML refused (%s); resending as text", delivery.id, exc)
@@ -199,7 +208,7 @@ class Deliverer:
             await self._db(
                 lambda s: store.mark_failed(s, delivery_id=delivery.id or 0, error=error)
             )
-            return "next"
+            return Sent.NEXT
         except NetworkError as exc:  # includes TimedOut and 5xx answers
             error = exc.message
             attempts = delivery.attempts + 1
@@ -223,10 +232,10 @@ class Deliverer:
                     give_up=give_up,
                 )
             )
-            return "next" if give_up else "stop"
+            return Sent.NEXT if give_up else Sent.STOP
         return await self._record_sent(delivery)
 
-    async def _record_sent(self, delivery: Delivery) -> str:
+    async def _record_sent(self, delivery: Delivery) -> Sent:
         """Mark a message Telegram accepted. If the database refuses, remember it here and leave
         the chat: it is not sent again, only marked once the database answers."""
         assert delivery.id is not None
@@ -242,11 +251,11 @@ class Deliverer:
                     str(exc).splitlines()[0][:200],
                 )
             self._unmarked.add(delivery.id)
-            return "stop"
+            return Sent.STOP
         self._unmarked.discard(delivery.id)
         if not pending:  # cancelled while in flight (/pause, /unsubscribe): send no more
-            return "stop"
-        return "sent"
+            return Sent.STOP
+        return Sent.SENT
 
     def _mark_sent(self, delivery_id: int, now: datetime) -> bool:
         with writer(self.engine).begin() as connection:

@@ -1,0 +1,190 @@
+"""The feed decision: a fetch result and the feed's stored state in, an intent out.
+
+Like lemon24/reader's `Decider`, this touches nothing (no database, no clock, no network): the
+poll pipeline reads `FeedState` from storage, fetches, calls `decide`, and hands the returned
+`FeedIntent` to storage. Every rule about what a response means for the feed lives here once:
+304 and an identical body are quiet polls, 410 retires the feed, other statuses and transport
+errors back off, a permanent redirect moves the feed, and anything else is parsed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+from bot.core.schedule import next_check
+
+
+class FeedStatus(StrEnum):
+    OK = "ok"
+    ERROR = "error"
+    GONE = "gone"
+
+
+class PollKind(StrEnum):
+    """What one poll of one feed came to (also the `outcome` label of the poll metric)."""
+
+    NOT_MODIFIED = "not-modified"
+    UNCHANGED = "unchanged"
+    CHANGED = "changed"
+    BASELINE = "baseline"
+    ERROR = "error"
+    GONE = "gone"
+
+
+QUIET = frozenset({PollKind.NOT_MODIFIED, PollKind.UNCHANGED})
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult:
+    """What the fetcher got (from the edge, as plain data): status, final URL, body, headers."""
+
+    status: int
+    url: str
+    moved_to: str | None = None
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    retry_after: float | None = None
+
+    @property
+    def etag(self) -> str | None:
+        return self.headers.get("etag")
+
+    @property
+    def last_modified(self) -> str | None:
+        return self.headers.get("last-modified")
+
+
+@dataclass(frozen=True, slots=True)
+class FeedState:
+    """What a poll needs to know about a feed, read from storage (reader's FeedForUpdate)."""
+
+    id: int
+    slug: str
+    url: str
+    title: str
+    etag: str | None
+    last_modified: str | None
+    trusted: bool
+    body_hash: str | None
+    baseline_done: bool
+    error_count: int = 0
+
+    @property
+    def validators(self) -> tuple[str | None, str | None]:
+        return (self.etag, self.last_modified)
+
+
+@dataclass(frozen=True, slots=True)
+class FeedIntent:
+    """What storage should make of the feed row after this poll (reader's FeedUpdateIntent).
+
+    `parse` is set when the body is new: the caller parses it, detects changes against the
+    stored items, and then stores `body_hash` and `baseline_done`.
+    """
+
+    kind: PollKind
+    status: FeedStatus
+    checked_at: datetime
+    next_check_at: datetime
+    error: str | None = None
+    error_count: int = 0
+    etag: str | None = None
+    last_modified: str | None = None
+    validators_changed: bool = False
+    new_url: str | None = None
+    body_hash: str | None = None
+    parse: bool = False
+
+    @property
+    def quiet(self) -> bool:
+        """Nothing but the schedule (and maybe validators) changes: batched per cycle."""
+        return self.kind in QUIET
+
+
+def decide(
+    feed: FeedState,
+    result: FetchResult | str,
+    now: datetime,
+    interval_seconds: float,
+) -> FeedIntent:
+    """The one place a response is interpreted. `result` is a fetch result or an error line."""
+    healthy = next_check(now, interval_seconds)
+    if isinstance(result, str):
+        return failed(feed, result, now, interval_seconds)
+    if result.status == 304:
+        etag = result.etag or feed.etag
+        return FeedIntent(
+            PollKind.NOT_MODIFIED,
+            FeedStatus.OK,
+            now,
+            healthy,
+            etag=etag,
+            last_modified=feed.last_modified,
+            validators_changed=(etag, feed.last_modified) != feed.validators,
+        )
+    if result.status == 410:
+        return FeedIntent(
+            PollKind.GONE,
+            FeedStatus.GONE,
+            now,
+            healthy,
+            error="HTTP 410 Gone: feed disabled",
+            error_count=feed.error_count,
+            etag=feed.etag,
+            last_modified=feed.last_modified,
+        )
+    if result.status != 200:
+        return failed(
+            feed, f"HTTP {result.status}", now, interval_seconds, retry_after=result.retry_after
+        )
+    body_hash = hashlib.sha256(result.body).hexdigest()
+    validators = (result.etag, result.last_modified)
+    if feed.baseline_done and not result.moved_to and body_hash == feed.body_hash:
+        return FeedIntent(  # the server ignored our validators
+            PollKind.UNCHANGED,
+            FeedStatus.OK,
+            now,
+            healthy,
+            etag=result.etag,
+            last_modified=result.last_modified,
+            validators_changed=validators != feed.validators,
+        )
+    return FeedIntent(
+        PollKind.BASELINE if not feed.baseline_done else PollKind.CHANGED,
+        FeedStatus.OK,
+        now,
+        healthy,
+        etag=result.etag,
+        last_modified=result.last_modified,
+        validators_changed=validators != feed.validators,
+        new_url=result.moved_to,
+        body_hash=body_hash,
+        parse=True,
+    )
+
+
+def failed(
+    feed: FeedState,
+    reason: str,
+    now: datetime,
+    interval_seconds: float,
+    *,
+    retry_after: float | None = None,
+) -> FeedIntent:
+    """An error: back off exponentially (never before Retry-After), keep the validators."""
+    errors = feed.error_count + 1
+    return FeedIntent(
+        PollKind.ERROR,
+        FeedStatus.ERROR,
+        now,
+        next_check(
+            now, interval_seconds, consecutive_errors=errors, retry_after_seconds=retry_after
+        ),
+        error=reason[:1000],
+        error_count=errors,
+        etag=feed.etag,
+        last_modified=feed.last_modified,
+    )

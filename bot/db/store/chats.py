@@ -1,0 +1,99 @@
+"""Chats: who the bot talks to, and each chat's own settings (pause, zone, language)."""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from bot.db.store.outbox import cancel_queued
+from bot.db.tables import Chat, Delivery, DeliveryStatus, Subscription
+
+
+def upsert_chat(
+    session: Session,
+    *,
+    chat_id: int,
+    type_: str,
+    title: str,
+    language: str | None = None,
+    chosen: bool = False,
+) -> None:
+    """Create or refresh a chat. A client's `language` fills an unset one; a `chosen` one wins."""
+    chat = session.get(Chat, chat_id)
+    if chat is None:
+        chat = Chat(id=chat_id, type=type_, title=title[:256], language=language)
+    else:
+        chat.type, chat.title, chat.active = type_, title[:256], True
+        chat.language = language if chosen else (chat.language or language)
+    session.add(chat)
+    session.flush()
+
+
+def chat_language(session: Session, *, chat_id: int) -> tuple[bool, str | None]:
+    """(the chat is known, its language): a known chat without one has not chosen yet."""
+    chat = session.get(Chat, chat_id)
+    return (chat is not None, chat.language if chat is not None else None)
+
+
+def set_chat_active(session: Session, *, chat_id: int, active: bool) -> None:
+    chat = session.get(Chat, chat_id)
+    if chat is not None:
+        chat.active = active
+        session.add(chat)
+    if not active:
+        session.exec(
+            update(Delivery)
+            .where(col(Delivery.chat_id) == chat_id, col(Delivery.status) == DeliveryStatus.PENDING)
+            .values(status=DeliveryStatus.CANCELLED, last_error="chat is no longer reachable")
+        )
+
+
+def migrate_chat(session: Session, *, old_id: int, new_id: int) -> None:
+    """A group became a supergroup: everything moves to the new id, pending messages included,
+    and so does every chat setting (a paused group stays paused, its zone and language stay)."""
+    old = session.get(Chat, old_id)
+    new = session.get(Chat, new_id)
+    if new is None:
+        new = Chat(id=new_id, type="supergroup", title=old.title if old else "", active=True)
+    if old is not None:  # the old chat's settings win over a row made for the new id meanwhile
+        new.paused, new.timezone, new.language = old.paused, old.timezone, old.language
+        new.title = new.title or old.title
+    session.add(new)
+    session.flush()
+    taken = set(
+        session.exec(select(Subscription.feed_id).where(Subscription.chat_id == new_id)).all()
+    )
+    for sub in session.exec(select(Subscription).where(Subscription.chat_id == old_id)).all():
+        if sub.feed_id in taken:
+            session.delete(sub)
+        else:
+            sub.chat_id = new_id
+            session.add(sub)
+    session.exec(update(Delivery).where(col(Delivery.chat_id) == old_id).values(chat_id=new_id))
+    if old is not None:
+        old.active = False
+        session.add(old)
+
+
+def is_paused(session: Session, *, chat_id: int) -> bool:
+    chat = session.get(Chat, chat_id)
+    return chat is not None and chat.paused
+
+
+def set_paused(session: Session, *, chat_id: int, paused: bool) -> None:
+    """Pausing also cancels what is queued: a paused chat gets nothing until it resumes."""
+    chat = session.get(Chat, chat_id)
+    if chat is not None:
+        chat.paused = paused
+        session.add(chat)
+    if paused:
+        cancel_queued(session, chat_id=chat_id)
+
+
+def set_timezone(session: Session, *, chat_id: int, zone: str) -> None:
+    session.exec(update(Chat).where(col(Chat.id) == chat_id).values(timezone=zone))
+
+
+def chat_timezone(session: Session, *, chat_id: int) -> str:
+    chat = session.get(Chat, chat_id)
+    return chat.timezone if chat is not None else "UTC"

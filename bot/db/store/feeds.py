@@ -1,0 +1,188 @@
+"""Feeds: the catalog of watched feeds and each feed's poll state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, update
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, col, select
+
+from bot.core.decide import FeedIntent, FeedState, FeedStatus
+from bot.db.tables import Delivery, Feed, FeedCategory, Item, Subscription
+
+
+@dataclass(frozen=True, slots=True)
+class FeedView:
+    """A feed as the rest of the program sees it (never the ORM row)."""
+
+    id: int
+    slug: str
+    url: str
+    title: str
+    status: str
+    last_error: str | None
+    last_checked_at: datetime | None
+    trusted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FeedRow:
+    """A feed with its item count, for listings."""
+
+    feed: FeedView
+    items: int
+
+
+def _view(feed: Feed) -> FeedView:
+    return FeedView(
+        id=feed.id or 0,
+        slug=feed.slug,
+        url=feed.url,
+        title=feed.title,
+        status=feed.status,
+        last_error=feed.last_error,
+        last_checked_at=feed.last_checked_at,
+        trusted=feed.trusted,
+    )
+
+
+def add_feed(session: Session, *, slug: str, url: str, title: str, trusted: bool) -> FeedView:
+    feed = Feed(slug=slug, url=url, title=title, trusted=trusted)
+    session.add(feed)
+    session.flush()
+    return _view(feed)
+
+
+def get_feed(session: Session, *, slug: str) -> FeedView | None:
+    feed = session.exec(select(Feed).where(Feed.slug == slug)).first()
+    return _view(feed) if feed is not None else None
+
+
+def feed_by_id(session: Session, *, feed_id: int) -> FeedView | None:
+    feed = session.get(Feed, feed_id)
+    return _view(feed) if feed is not None else None
+
+
+def get_feed_by_url(session: Session, *, url: str) -> FeedView | None:
+    feed = session.exec(select(Feed).where(Feed.url == url)).first()
+    return _view(feed) if feed is not None else None
+
+
+def list_feeds(session: Session) -> list[FeedRow]:
+    counts = dict(
+        session.exec(
+            select(Item.feed_id, func.count(col(Item.id))).group_by(col(Item.feed_id))
+        ).all()
+    )
+    feeds = session.exec(select(Feed).order_by(Feed.slug)).all()
+    return [FeedRow(feed=_view(f), items=counts.get(f.id or 0, 0)) for f in feeds]
+
+
+def remove_feed(session: Session, *, slug: str) -> bool:
+    feed = session.exec(select(Feed).where(Feed.slug == slug)).first()
+    if feed is None:
+        return False
+    for table in (Delivery, Subscription, Item, FeedCategory):
+        session.exec(delete(table).where(col(table.feed_id) == feed.id))
+    session.delete(feed)
+    return True
+
+
+def move_feed(session: Session, *, slug: str, url: str, now: datetime) -> bool:
+    """A new address: items, subscriptions and filters stay; validators and errors reset."""
+    result = session.exec(
+        update(Feed)
+        .where(col(Feed.slug) == slug)
+        .values(
+            url=url,
+            etag=None,
+            last_modified=None,
+            body_hash=None,
+            status=FeedStatus.OK,
+            last_error=None,
+            error_count=0,
+            next_check_at=now,
+        )
+    )
+    return bool(result.rowcount)
+
+
+# --- poll state ------------------------------------------------------------------------------
+
+STATE_COLUMNS = (
+    col(Feed.id),
+    col(Feed.slug),
+    col(Feed.url),
+    col(Feed.title),
+    col(Feed.etag),
+    col(Feed.last_modified),
+    col(Feed.trusted),
+    col(Feed.body_hash),
+    col(Feed.baseline_done),
+    col(Feed.error_count),
+)
+
+
+def feed_snapshots(
+    session: Session, *, now: datetime | None = None, feed_id: int | None = None
+) -> list[FeedState]:
+    """Feeds without claiming them: due ones (`now`), one (`feed_id`), or all."""
+    query = sa_select(*STATE_COLUMNS).where(col(Feed.status) != FeedStatus.GONE)
+    if now is not None:
+        query = query.where(col(Feed.next_check_at) <= now)
+    if feed_id is not None:
+        query = sa_select(*STATE_COLUMNS).where(col(Feed.id) == feed_id)
+    return [FeedState(*row) for row in session.execute(query).all()]
+
+
+def mark_feeds_checked(
+    session: Session,
+    *,
+    feed_ids: list[int],
+    now: datetime,
+    next_check_at: datetime,
+    validators: dict[int, tuple[str | None, str | None]],
+) -> None:
+    """Feeds that answered 304 or an identical body: healthy, checked now, lease released."""
+    healthy = {
+        "status": FeedStatus.OK,
+        "last_error": None,
+        "error_count": 0,
+        "last_checked_at": now,
+        "next_check_at": next_check_at,
+        "lease_until": None,
+        "lease_owner": None,
+    }
+    for start in range(0, len(feed_ids), 500):
+        chunk = feed_ids[start : start + 500]
+        session.exec(update(Feed).where(col(Feed.id).in_(chunk)).values(**healthy))
+    for feed_id, (etag, modified) in validators.items():
+        session.exec(
+            update(Feed).where(col(Feed.id) == feed_id).values(etag=etag, last_modified=modified)
+        )
+
+
+def apply_intent(
+    session: Session, *, feed_id: int, intent: FeedIntent, title: str | None = None
+) -> None:
+    """Write what the decision says about the feed row; the lease is released with it."""
+    values: dict[str, object] = {
+        "status": intent.status,
+        "last_error": intent.error,
+        "error_count": intent.error_count,
+        "last_checked_at": intent.checked_at,
+        "next_check_at": intent.next_check_at,
+        "etag": intent.etag,
+        "last_modified": intent.last_modified,
+        "lease_until": None,
+        "lease_owner": None,
+    }
+    if intent.parse and intent.body_hash is not None:
+        values.update(body_hash=intent.body_hash, baseline_done=True)
+    if intent.new_url and get_feed_by_url(session, url=intent.new_url) is None:
+        values["url"] = intent.new_url
+    if title:
+        values["title"] = title
+    session.exec(update(Feed).where(col(Feed.id) == feed_id).values(**values))

@@ -1,0 +1,99 @@
+"""Leases: which process polls a feed or delivers to a chat right now.
+
+PostgreSQL: `FOR UPDATE SKIP LOCKED` lets concurrent workers claim disjoint sets. SQLite has no
+row locks (SQLAlchemy drops the clause) but write transactions are `BEGIN IMMEDIATE`, so each
+compare-and-set on `lease_until` is serialized anyway.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import func, or_, update
+from sqlmodel import Session, col, select
+
+from bot.core.decide import FeedState, FeedStatus
+from bot.db.store.feeds import STATE_COLUMNS
+from bot.db.tables import Chat, Delivery, DeliveryStatus, Feed
+
+
+def claim_feeds(
+    session: Session,
+    *,
+    now: datetime,
+    owner: str,
+    lease_until: datetime,
+    due_only: bool = True,
+    limit: int | None = 1000,
+) -> list[FeedState]:
+    """Lease feeds for polling so no other process fetches them meanwhile."""
+    free = or_(col(Feed.lease_until).is_(None), col(Feed.lease_until) < now)
+    candidates = select(Feed.id).where(Feed.status != FeedStatus.GONE, free)
+    if due_only:
+        candidates = candidates.where(Feed.next_check_at <= now)
+    candidates = candidates.order_by(col(Feed.next_check_at)).with_for_update(skip_locked=True)
+    if limit is not None:
+        candidates = candidates.limit(limit)
+    claimed = session.exec(
+        update(Feed)
+        .where(col(Feed.id).in_(candidates.scalar_subquery()))
+        .values(lease_until=lease_until, lease_owner=owner)
+        .returning(*STATE_COLUMNS)
+    )
+    return sorted((FeedState(*row) for row in claimed.all()), key=lambda f: f.id)
+
+
+def release_leases(session: Session) -> None:
+    """Drop every lease: only safe when this process is the database's only poller (SQLite)."""
+    session.exec(update(Feed).values(lease_until=None, lease_owner=None))
+    session.exec(update(Chat).values(lease_until=None, lease_owner=None))
+
+
+def claim_chats(
+    session: Session, *, now: datetime, owner: str, lease_until: datetime, limit: int
+) -> list[int]:
+    """Lease chats that have a delivery due; a leased chat is served by one worker, in order."""
+    due = select(Delivery.chat_id).where(
+        Delivery.status == DeliveryStatus.PENDING, Delivery.next_attempt_at <= now
+    )
+    oldest = (
+        select(func.min(Delivery.id))
+        .where(col(Delivery.chat_id) == col(Chat.id), Delivery.status == DeliveryStatus.PENDING)
+        .scalar_subquery()
+    )
+    candidates = (
+        select(Chat.id)
+        .where(
+            col(Chat.id).in_(due),
+            col(Chat.paused).is_(False),
+            or_(col(Chat.lease_until).is_(None), col(Chat.lease_until) < now),
+        )
+        .order_by(oldest)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    claimed = session.exec(
+        update(Chat)
+        .where(col(Chat.id).in_(candidates.scalar_subquery()))
+        .values(lease_until=lease_until, lease_owner=owner)
+        .returning(col(Chat.id))
+    )
+    return [int(chat_id) for (chat_id,) in claimed.all()]
+
+
+def release_chats(session: Session, *, chat_ids: list[int], owner: str) -> None:
+    session.exec(
+        update(Chat)
+        .where(col(Chat.id).in_(chat_ids), col(Chat.lease_owner) == owner)
+        .values(lease_until=None, lease_owner=None)
+    )
+
+
+def renew_chat(session: Session, *, chat_id: int, owner: str, lease_until: datetime) -> bool:
+    """Extend this worker's lease; False when it was lost (expired and taken by another)."""
+    result = session.exec(
+        update(Chat)
+        .where(col(Chat.id) == chat_id, col(Chat.lease_owner) == owner)
+        .values(lease_until=lease_until)
+    )
+    return bool(result.rowcount)

@@ -1,0 +1,180 @@
+"""The outbox: one row per (chat, event), written in the transaction that stores the item,
+sent by the delivery loop, marked sent only after Telegram confirms it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Connection, bindparam, func, insert, update
+from sqlmodel import Session, col, select
+
+from bot.db.tables import Delivery, DeliveryStatus, Item
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRow:
+    """A message to queue, as the outbox planner describes it."""
+
+    chat_id: int
+    feed_id: int
+    item_id: int
+    kind: str
+    text: str
+    preview: bool = False
+    thread_id: int | None = None
+    held: bool = False  # kept for the subscription's digest
+
+
+def enqueue(session: Session, *, rows: Sequence[OutboxRow]) -> None:
+    if not rows:
+        return
+    session.execute(
+        insert(Delivery),
+        [
+            {
+                "chat_id": row.chat_id,
+                "feed_id": row.feed_id,
+                "item_id": row.item_id,
+                "kind": row.kind,
+                "text": row.text,
+                "preview": row.preview,
+                "thread_id": row.thread_id,
+                "status": DeliveryStatus.HELD if row.held else DeliveryStatus.PENDING,
+            }
+            for row in rows
+        ],
+    )
+
+
+def cancel_queued(session: Session, *, chat_id: int, feed_id: int | None = None) -> int:
+    """Messages not yet sent (pending, or held for a digest) will never be: the chat paused or
+    unsubscribed. Returns how many were cancelled."""
+    query = update(Delivery).where(
+        col(Delivery.chat_id) == chat_id,
+        col(Delivery.status).in_((DeliveryStatus.PENDING, DeliveryStatus.HELD)),
+    )
+    if feed_id is not None:
+        query = query.where(col(Delivery.feed_id) == feed_id)
+    return int(session.exec(query.values(status=DeliveryStatus.CANCELLED)).rowcount)
+
+
+def delivered_item_ids(session: Session, *, chat_id: int, item_ids: list[int]) -> set[int]:
+    """Items this chat already has (or is about to get) a message for."""
+    rows = session.exec(
+        select(Delivery.item_id).where(
+            Delivery.chat_id == chat_id, col(Delivery.item_id).in_(item_ids)
+        )
+    ).all()
+    return set(rows)
+
+
+def pending_by_chat(session: Session, *, chat_ids: list[int]) -> dict[int, list[Delivery]]:
+    """Pending deliveries of these chats, each chat's oldest first."""
+    rows = session.exec(
+        select(Delivery)
+        .where(col(Delivery.chat_id).in_(chat_ids), Delivery.status == DeliveryStatus.PENDING)
+        .order_by(col(Delivery.id))
+    ).all()
+    queues: dict[int, list[Delivery]] = {}
+    for delivery in rows:
+        queues.setdefault(delivery.chat_id, []).append(delivery)
+    return queues
+
+
+def pending_count(session: Session) -> int:
+    query = (
+        select(func.count()).select_from(Delivery).where(Delivery.status == DeliveryStatus.PENDING)
+    )
+    return int(session.exec(query).one())
+
+
+def next_due_delivery(session: Session) -> datetime | None:
+    query = select(func.min(Delivery.next_attempt_at)).where(
+        Delivery.status == DeliveryStatus.PENDING
+    )
+    return session.exec(query).one()
+
+
+# Built once: marking a message sent is the statement a fan-out runs once per message.
+MARK_SENT = (
+    update(Delivery)
+    .where(col(Delivery.id) == bindparam("delivery_id"))
+    .where(col(Delivery.status) == DeliveryStatus.PENDING)
+    .values(status=DeliveryStatus.SENT, sent_at=bindparam("sent_at"))
+)
+
+
+def mark_sent(connection: Connection, *, delivery_id: int, now: datetime) -> bool:
+    """Takes a Core connection, not a session: no ORM work on the per-message path. False when
+    the row was no longer pending (cancelled by /pause or /unsubscribe while in flight)."""
+    result = connection.execute(MARK_SENT, {"delivery_id": delivery_id, "sent_at": now})
+    return bool(result.rowcount)
+
+
+def mark_retry(
+    session: Session, *, delivery_id: int, error: str, retry_at: datetime, give_up: bool
+) -> None:
+    session.exec(
+        update(Delivery)
+        .where(col(Delivery.id) == delivery_id)
+        .values(
+            attempts=Delivery.attempts + 1,
+            last_error=error[:1000],
+            next_attempt_at=retry_at,
+            status=DeliveryStatus.FAILED if give_up else DeliveryStatus.PENDING,
+        )
+    )
+
+
+def mark_failed(session: Session, *, delivery_id: int, error: str) -> None:
+    session.exec(
+        update(Delivery)
+        .where(col(Delivery.id) == delivery_id)
+        .values(status=DeliveryStatus.FAILED, last_error=error[:1000])
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HeldItem:
+    """A message held for a digest, with the item facts the digest lists."""
+
+    delivery_id: int
+    item_id: int
+    title: str
+    link: str | None
+    categories: tuple[str, ...]
+    updated: bool
+
+
+def held_for(session: Session, *, chat_id: int, feed_id: int) -> list[HeldItem]:
+    rows = session.exec(
+        select(Delivery, Item)
+        .join(Item, col(Item.id) == col(Delivery.item_id))
+        .where(
+            Delivery.chat_id == chat_id,
+            Delivery.feed_id == feed_id,
+            Delivery.status == DeliveryStatus.HELD,
+        )
+        .order_by(col(Delivery.id))
+    ).all()
+    return [
+        HeldItem(
+            delivery_id=delivery.id or 0,
+            item_id=item.id or 0,
+            title=item.title,
+            link=item.link,
+            categories=tuple(item.categories or ()),
+            updated=delivery.kind == "edited",
+        )
+        for delivery, item in rows
+    ]
+
+
+def mark_digested(session: Session, *, delivery_ids: list[int]) -> None:
+    session.exec(
+        update(Delivery)
+        .where(col(Delivery.id).in_(delivery_ids))
+        .values(status=DeliveryStatus.DIGESTED)
+    )

@@ -1,0 +1,207 @@
+"""Subscriptions: which chat follows which feed, with what filters and switches.
+
+One typed function per setting (not a bag of column names), and value objects out: handlers see
+`Audience` and `FeedView`, never ORM rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, update
+from sqlmodel import Session, col, select
+
+from bot.core.digest import DigestSchedule
+from bot.core.model import Audience, CategoryFilter, KeywordFilter
+from bot.db.store.feeds import FeedView, _view
+from bot.db.store.outbox import cancel_queued
+from bot.db.tables import Chat, Feed, Subscription
+
+
+def subscribe(
+    session: Session, *, chat_id: int, feed_id: int, thread_id: int | None = None
+) -> bool:
+    """Subscribe (into a forum topic when `thread_id` is given); False when it already was."""
+    if _row(session, chat_id, feed_id) is not None:
+        return False
+    session.add(Subscription(chat_id=chat_id, feed_id=feed_id, thread_id=thread_id))
+    session.flush()
+    return True
+
+
+def unsubscribe(session: Session, *, chat_id: int, feed_id: int | None) -> int:
+    """Remove one subscription, or all of a chat's when `feed_id` is None; return how many.
+    Whatever was queued for them is cancelled."""
+    query = select(Subscription).where(Subscription.chat_id == chat_id)
+    if feed_id is not None:
+        query = query.where(Subscription.feed_id == feed_id)
+    subs = session.exec(query).all()
+    for sub in subs:
+        session.delete(sub)
+    cancel_queued(session, chat_id=chat_id, feed_id=feed_id)
+    return len(subs)
+
+
+def count_subscriptions(session: Session, *, chat_id: int) -> int:
+    query = select(func.count()).select_from(Subscription).where(Subscription.chat_id == chat_id)
+    return int(session.exec(query).one())
+
+
+def chat_subscriptions(session: Session, *, chat_id: int) -> list[tuple[Audience, FeedView]]:
+    """The chat's subscriptions with their feeds, by feed name."""
+    rows = session.exec(
+        select(Subscription, Feed)
+        .join(Feed, col(Feed.id) == col(Subscription.feed_id))
+        .where(Subscription.chat_id == chat_id)
+        .order_by(Feed.slug)
+    ).all()
+    return [(audience(sub), _view(feed)) for sub, feed in rows]
+
+
+def get_subscription(session: Session, *, chat_id: int, feed_id: int) -> Audience | None:
+    sub = _row(session, chat_id, feed_id)
+    return audience(sub) if sub is not None else None
+
+
+# --- one setter per setting: each returns False when the chat is not subscribed --------------
+
+
+def set_filter(session: Session, *, chat_id: int, feed_id: int, flt: CategoryFilter) -> bool:
+    values = {"categories": list(flt.include), "without_categories": list(flt.exclude)}
+    return _set(session, chat_id, feed_id, values)
+
+
+def set_keywords(session: Session, *, chat_id: int, feed_id: int, words: KeywordFilter) -> bool:
+    values = {"keywords": list(words.include), "without_keywords": list(words.exclude)}
+    return _set(session, chat_id, feed_id, values)
+
+
+def set_edits(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool:
+    return _set(session, chat_id, feed_id, {"edits": on})
+
+
+def set_preview(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool:
+    return _set(session, chat_id, feed_id, {"preview": on})
+
+
+def toggle_edits(session: Session, *, chat_id: int, feed_id: int) -> bool:
+    sub = _row(session, chat_id, feed_id)
+    return sub is not None and set_edits(
+        session, chat_id=chat_id, feed_id=feed_id, on=not sub.edits
+    )
+
+
+def toggle_preview(session: Session, *, chat_id: int, feed_id: int) -> bool:
+    sub = _row(session, chat_id, feed_id)
+    on = sub is not None and not sub.preview
+    return sub is not None and set_preview(session, chat_id=chat_id, feed_id=feed_id, on=on)
+
+
+def set_digest(
+    session: Session,
+    *,
+    chat_id: int,
+    feed_id: int,
+    schedule: DigestSchedule | None,
+    now: datetime,
+) -> bool:
+    """A digest schedule (None: every post at once); its period starts now."""
+    values = {
+        "digest": schedule.mode.value if schedule else None,
+        "digest_at": schedule.at_text if schedule else None,
+        "last_digest_at": now,
+    }
+    return _set(session, chat_id, feed_id, values)
+
+
+def _row(session: Session, chat_id: int, feed_id: int) -> Subscription | None:
+    return session.exec(
+        select(Subscription).where(Subscription.chat_id == chat_id, Subscription.feed_id == feed_id)
+    ).first()
+
+
+def _set(session: Session, chat_id: int, feed_id: int, values: Mapping[str, object]) -> bool:
+    result = session.exec(
+        update(Subscription)
+        .where(col(Subscription.chat_id) == chat_id, col(Subscription.feed_id) == feed_id)
+        .values(**values)
+    )
+    return bool(result.rowcount)
+
+
+# --- the fan-out's and the digests' view --------------------------------------------------------
+
+
+def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
+    """Active, unpaused chats subscribed to a feed, with their filters and settings."""
+    rows = session.exec(
+        select(Subscription, Chat.language)
+        .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+        .where(
+            Subscription.feed_id == feed_id,
+            col(Chat.active).is_(True),
+            col(Chat.paused).is_(False),
+        )
+        .order_by(col(Subscription.chat_id))
+    ).all()
+    return [audience(sub, language) for sub, language in rows]
+
+
+def audience(sub: Subscription, language: str | None = None) -> Audience:
+    return Audience(
+        chat_id=sub.chat_id,
+        feed_id=sub.feed_id,
+        categories=CategoryFilter(
+            include=tuple(sub.categories or ()), exclude=tuple(sub.without_categories or ())
+        ),
+        keywords=KeywordFilter(
+            include=tuple(sub.keywords or ()), exclude=tuple(sub.without_keywords or ())
+        ),
+        edits=sub.edits,
+        preview=sub.preview,
+        thread_id=sub.thread_id,
+        digest=sub.digest is not None,
+        language=language,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DigestSubscription:
+    """A subscription with a digest, and what deciding whether it is due needs."""
+
+    audience: Audience
+    feed_title: str
+    schedule: DigestSchedule
+    last: datetime
+    timezone: str
+
+
+def digest_subscriptions(session: Session) -> list[DigestSubscription]:
+    """Digest subscriptions of active, unpaused chats (a paused chat gets no digest)."""
+    rows = session.exec(
+        select(Subscription, Chat, Feed)
+        .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+        .join(Feed, col(Feed.id) == col(Subscription.feed_id))
+        .where(
+            col(Subscription.digest).is_not(None),
+            col(Chat.active).is_(True),
+            col(Chat.paused).is_(False),
+        )
+    ).all()
+    found = []
+    for sub, chat, feed in rows:
+        schedule = DigestSchedule.stored(sub.digest, sub.digest_at)
+        assert schedule is not None
+        last = sub.last_digest_at or sub.created_at
+        found.append(
+            DigestSubscription(
+                audience(sub, chat.language), feed.title, schedule, last, chat.timezone
+            )
+        )
+    return found
+
+
+def digest_sent(session: Session, *, chat_id: int, feed_id: int, at: datetime) -> None:
+    _set(session, chat_id, feed_id, {"last_digest_at": at})

@@ -1,0 +1,98 @@
+"""The one outbox planner: (event | backlog | digest) × audience → outbox rows.
+
+The poll's fan-out, the backlog button and digests all queue messages through here, so the
+rules (filters, the chat's language, previews, topics, digest holding) are written once. Each
+event is rendered once per language in its audience, not once per chat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from bot.core.digest import DigestEntry, render_digest
+from bot.core.filters import wants
+from bot.core.model import Audience, Change, ChangeKind, FeedInfo, ParsedItem
+from bot.core.render import render_change
+from bot.db.store import HeldItem, OutboxRow
+from bot.i18n import translator
+
+
+def plan_changes(
+    changes: Iterable[Change],
+    item_ids: Mapping[str, int],
+    audience: Iterable[Audience],
+    feed: FeedInfo,
+    feed_id: int,
+) -> list[OutboxRow]:
+    """A poll's events for every chat that wants them (digest chats get them held)."""
+    readers = list(audience)
+    rows = []
+    for change in changes:
+        rendered: dict[str | None, str] = {}
+        for reader in readers:
+            if not wants(reader, change):
+                continue
+            text = rendered.get(reader.language)
+            if text is None:
+                text = rendered[reader.language] = render_change(
+                    change, feed, translator(reader.language)
+                )
+            rows.append(_row(reader, feed_id, item_ids[change.item.key], change.kind, text))
+    return rows
+
+
+def plan_backlog(
+    items: Iterable[tuple[int, ParsedItem]], reader: Audience, feed: FeedInfo, feed_id: int
+) -> list[OutboxRow]:
+    """The latest posts a chat asked for after subscribing, oldest first, sent at once."""
+    tr = translator(reader.language)
+    return [
+        _row(
+            reader,
+            feed_id,
+            item_id,
+            ChangeKind.NEW,
+            render_change(Change(ChangeKind.NEW, item), feed, tr),
+            held=False,
+        )
+        for item_id, item in items
+    ]
+
+
+def plan_digest(held: list[HeldItem], reader: Audience, feed_title: str) -> list[OutboxRow]:
+    """One digest (split only past Telegram's limit) for what a period held."""
+    entries = [DigestEntry(h.title, h.link, h.categories, updated=h.updated) for h in held]
+    messages = render_digest(feed_title, entries, translator(reader.language))
+    return [
+        OutboxRow(
+            chat_id=reader.chat_id,
+            feed_id=reader.feed_id,
+            item_id=held[-1].item_id,
+            kind="digest",
+            text=text,
+            preview=False,
+            thread_id=reader.thread_id,
+        )
+        for text in messages
+    ]
+
+
+def _row(
+    reader: Audience,
+    feed_id: int,
+    item_id: int,
+    kind: ChangeKind,
+    text: str,
+    *,
+    held: bool | None = None,
+) -> OutboxRow:
+    return OutboxRow(
+        chat_id=reader.chat_id,
+        feed_id=feed_id,
+        item_id=item_id,
+        kind=kind.value,
+        text=text,
+        preview=reader.preview,
+        thread_id=reader.thread_id,
+        held=reader.digest if held is None else held,
+    )

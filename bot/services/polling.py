@@ -1,0 +1,259 @@
+"""One poll cycle, sequenced: claim → fetch → decide → apply.
+
+Fetches run concurrently (bounded). `bot.core.decide` says what each answer means; a quiet poll
+(304, or the same body) is only noted and written in one batch per cycle; anything else is
+parsed, detected and stored in a worker thread, one transaction per feed, with the outbox rows
+for every chat that wants the changes. A failing feed never affects another, and the event loop
+stays free for Telegram.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from bot import metrics
+from bot.clock import Clock, utcnow
+from bot.config import Settings
+from bot.core.decide import FeedIntent, FeedState, FetchResult, PollKind, decide, failed
+from bot.core.detect import detect
+from bot.core.model import Change, ChangeKind, FeedInfo, RawFeed
+from bot.core.parse import NotAFeed, finish_feed, read_feed
+from bot.core.schedule import next_check
+from bot.db import store
+from bot.db.engine import transaction, writer
+from bot.fetch import Fetcher, FetchError
+from bot.services.outbox import plan_changes
+
+log = logging.getLogger(__name__)
+LAST_CYCLE_KEY = "last_poll_cycle_finished"
+CLAIM_BATCH = 500
+
+
+@dataclass
+class PollOutcome:
+    """What happened to one feed in one poll."""
+
+    slug: str
+    outcome: PollKind
+    changes: tuple[Change, ...] = ()
+    error: str | None = None
+    items: int = 0
+    feed_title: str = ""
+
+
+@dataclass
+class CycleReport:
+    outcomes: list[PollOutcome] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def count(self, outcome: PollKind) -> int:
+        return sum(1 for o in self.outcomes if o.outcome == outcome)
+
+    @property
+    def new(self) -> int:
+        return sum(1 for o in self.outcomes for c in o.changes if c.kind is ChangeKind.NEW)
+
+    @property
+    def edited(self) -> int:
+        return sum(1 for o in self.outcomes for c in o.changes if c.kind is ChangeKind.EDITED)
+
+    def summary(self) -> str:
+        errors = self.count(PollKind.ERROR) + self.count(PollKind.GONE)
+        return (
+            f"poll cycle: {len(self.outcomes)} feeds, {self.count(PollKind.NOT_MODIFIED)} not "
+            f"modified, {self.count(PollKind.UNCHANGED)} unchanged, {self.new} new, "
+            f"{self.edited} edited, {errors} errors, {self.seconds:.2f} s"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class QuietPoll:
+    """A poll that found nothing new: only its schedule (and maybe validators) change."""
+
+    feed_id: int
+    intent: FeedIntent
+
+
+class Poller:
+    def __init__(
+        self,
+        engine: Engine,
+        fetcher: Fetcher,
+        settings: Settings,
+        clock: Clock = utcnow,
+        owner: str = "feedwatch",
+    ) -> None:
+        self.engine = engine
+        self.fetcher = fetcher
+        self.settings = settings
+        self.clock = clock
+        self.owner = owner
+
+    async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
+        started = time.monotonic()
+        gate = asyncio.Semaphore(self.settings.poll_concurrency)
+        quiet: list[QuietPoll] = []
+
+        async def bounded(feed: FeedState) -> PollOutcome:
+            async with gate:
+                return await self._poll(feed, quiet, dry_run=dry_run)
+
+        outcomes: list[PollOutcome] = []
+        while True:  # claims come in batches; polled feeds are no longer due
+            feeds = await asyncio.to_thread(self._claim, dry_run=dry_run, all_feeds=all_feeds)
+            outcomes += await asyncio.gather(*(bounded(feed) for feed in feeds))
+            if dry_run or all_feeds or len(feeds) < CLAIM_BATCH:
+                break
+        report = CycleReport(outcomes=outcomes, seconds=time.monotonic() - started)
+        if not dry_run:
+            await asyncio.to_thread(self._record_quiet, quiet, cycle_finished=True)
+        log.log(logging.INFO if report.outcomes else logging.DEBUG, report.summary())
+        return report
+
+    async def poll_feed(self, feed_id: int, *, dry_run: bool = False) -> PollOutcome:
+        """Poll one feed now, whatever its schedule (tests, benchmarks, the CLI)."""
+        with Session(self.engine) as session:
+            found = store.feed_snapshots(session, feed_id=feed_id)
+        if not found:
+            return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
+        quiet: list[QuietPoll] = []
+        outcome = await self._poll(found[0], quiet, dry_run=dry_run)
+        if not dry_run and quiet:
+            await asyncio.to_thread(self._record_quiet, quiet)
+        return outcome
+
+    def _claim(self, *, dry_run: bool, all_feeds: bool) -> list[FeedState]:
+        """Feeds this process polls now, leased so that other workers skip them."""
+        now = self.clock()
+        if dry_run:  # a dry run writes nothing, leases included
+            with Session(self.engine) as session:
+                return store.feed_snapshots(session, now=None if all_feeds else now)
+        lease = now + timedelta(seconds=2 * self.settings.fetch_timeout_seconds + 60)
+        with transaction(self.engine) as session:
+            return store.claim_feeds(
+                session,
+                now=now,
+                owner=self.owner,
+                lease_until=lease,
+                due_only=not all_feeds,
+                limit=None if all_feeds else CLAIM_BATCH,
+            )
+
+    async def _poll(self, feed: FeedState, quiet: list[QuietPoll], *, dry_run: bool) -> PollOutcome:
+        try:
+            result: FetchResult | str = await self.fetcher.fetch(
+                feed.url, etag=feed.etag, last_modified=feed.last_modified, trusted=feed.trusted
+            )
+        except FetchError as exc:
+            result = str(exc)
+        intent = decide(feed, result, self.clock(), self.settings.poll_interval_seconds)
+        if intent.quiet:
+            quiet.append(QuietPoll(feed.id, intent))
+            outcome = PollOutcome(feed.slug, intent.kind, feed_title=feed.title)
+        else:
+            try:
+                outcome = await asyncio.to_thread(self._apply, feed.id, result, dry_run)
+            except Exception as exc:  # a bug or a database fault must not stop the other feeds
+                log.exception("feed %s: could not store the poll result", feed.slug)
+                return PollOutcome(feed.slug, PollKind.ERROR, error=f"internal error: {exc}")
+        if outcome.error:
+            log.warning("feed %s: %s", feed.slug, outcome.error)
+        if not dry_run:
+            metrics.POLLS.labels(outcome.outcome.value).inc()
+            for change in outcome.changes:
+                metrics.ITEMS.labels(change.kind.value).inc()
+        return outcome
+
+    def _record_quiet(self, quiet: list[QuietPoll], *, cycle_finished: bool = False) -> None:
+        """One transaction for every feed that answered 304 or the same body."""
+        now = self.clock()
+        with transaction(self.engine) as session:
+            store.mark_feeds_checked(
+                session,
+                feed_ids=[q.feed_id for q in quiet],
+                now=now,
+                next_check_at=next_check(now, self.settings.poll_interval_seconds),
+                validators={
+                    q.feed_id: (q.intent.etag, q.intent.last_modified)
+                    for q in quiet
+                    if q.intent.validators_changed
+                },
+            )
+            if cycle_finished:
+                store.set_state(session, key=LAST_CYCLE_KEY, value=now.isoformat(), now=now)
+
+    def _apply(self, feed_id: int, result: FetchResult | str, dry_run: bool) -> PollOutcome:
+        """Decide again on the feed's current row, then store it all in one transaction."""
+        with Session(writer(self.engine), expire_on_commit=False) as session:
+            found = store.feed_snapshots(session, feed_id=feed_id)
+            if not found:
+                return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
+            outcome = self.apply(session, found[0], result)
+            if dry_run:
+                session.rollback()
+            else:
+                session.commit()
+            return outcome
+
+    def apply(
+        self,
+        session: Session,
+        feed: FeedState,
+        result: FetchResult | str,
+        raw: RawFeed | None = None,
+    ) -> PollOutcome:
+        """decide → (parse → detect → store items and outbox) → write the feed's intent."""
+        now = self.clock()
+        intent = decide(feed, result, now, self.settings.poll_interval_seconds)
+        changes: tuple[Change, ...] = ()
+        items, title = 0, None
+        if intent.parse:
+            assert isinstance(result, FetchResult)
+            if intent.new_url:
+                log.info("feed %s: moved permanently to %s", feed.slug, intent.new_url)
+            try:
+                raw = raw or read_feed(result.body, result.headers)
+            except NotAFeed as exc:
+                intent = failed(feed, str(exc), now, self.settings.poll_interval_seconds)
+            else:
+                if raw.warning:
+                    log.info("feed %s: %s", feed.slug, raw.warning)
+                if raw.title and (not feed.title or feed.title == feed.slug):
+                    title = raw.title
+                changes, items = self._store(session, feed, title or feed.title, raw, now)
+        store.apply_intent(session, feed_id=feed.id, intent=intent, title=title)
+        kind = intent.kind
+        if kind is PollKind.CHANGED and not changes:
+            kind = PollKind.UNCHANGED
+        return PollOutcome(
+            feed.slug, kind, changes, intent.error, items, feed_title=title or feed.title
+        )
+
+    def _store(
+        self, session: Session, feed: FeedState, title: str, raw: RawFeed, now: datetime
+    ) -> tuple[tuple[Change, ...], int]:
+        stored = store.stored_items(session, feed_id=feed.id, keys=[e.key for e in raw.entries])
+        known = {k: (s.content_hash, s.text) for k, s in stored.items() if s.content_hash}
+        parsed = finish_feed(raw, known)
+        detection = detect(parsed, stored, baseline=not feed.baseline_done)
+        ids = store.save_items(
+            session, feed_id=feed.id, parsed=parsed, detection=detection, stored=stored, now=now
+        )
+        if detection.changes:
+            audience = store.feed_audience(session, feed_id=feed.id)
+            info = FeedInfo(slug=feed.slug, title=title)
+            rows = plan_changes(detection.changes, ids, audience, info, feed.id)
+            store.enqueue(session, rows=rows)
+        store.prune_items(
+            session,
+            feed_id=feed.id,
+            unseen_since=now - timedelta(days=self.settings.prune_after_days),
+        )
+        return detection.changes, len(parsed.items)

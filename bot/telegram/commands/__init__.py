@@ -1,0 +1,63 @@
+"""Chat commands, one module per area. A new command goes in its area's module and into the
+table below; `app.py` wires whatever is listed here.
+
+- `start`: /start, /help, /feeds
+- `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ buttons)
+- `settings`: /filter, /keywords, /edits, /preview, /pause, /resume, /timezone (+ switches)
+- `digests`: /digest
+- `language`: /language (+ its buttons)
+- `operators`: /addfeed, /removefeed, OPML files (operators only)
+- `membership`: the bot added or removed, group upgrades, the error handler
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from telegram import Update
+
+from bot.telegram.commands import (
+    digests,
+    language,
+    operators,
+    settings,
+    start,
+    subscriptions,
+)
+from bot.telegram.context import Context
+from bot.telegram.views import ROUTES
+
+Handler = Callable[[Update, Context], Coroutine[Any, Any, Any]]
+
+CHAT_COMMANDS: dict[str, Handler] = {
+    "start": start.cmd_help,
+    "help": start.cmd_help,
+    "feeds": start.cmd_feeds,
+    "subscribe": subscriptions.cmd_subscribe,
+    "unsubscribe": subscriptions.cmd_unsubscribe,
+    "list": subscriptions.cmd_list,
+    "categories": subscriptions.cmd_categories,
+    "export": subscriptions.cmd_export,
+    "filter": settings.cmd_filter,
+    "keywords": settings.cmd_keywords,
+    "edits": settings.cmd_edits,
+    "preview": settings.cmd_preview,
+    "pause": settings.cmd_pause,
+    "resume": settings.cmd_resume,
+    "timezone": settings.cmd_timezone,
+    "digest": digests.cmd_digest,
+    "language": language.cmd_language,
+}
+OPERATOR_COMMANDS: dict[str, Handler] = {
+    "addfeed": operators.cmd_addfeed,
+    "removefeed": operators.cmd_removefeed,
+}
+# Buttons, routed by `CallbackQueryHandler(pattern=…)`; anything else is an expired button.
+BUTTONS: list[tuple[str, Handler]] = [
+    (ROUTES["backlog"], subscriptions.on_backlog),
+    (ROUTES["unsub"], subscriptions.on_unsub),
+    (ROUTES["toggle"], settings.on_toggle),
+    (ROUTES["lang"], language.on_language_button),
+]
+EXPIRED_BUTTON: Handler = subscriptions.on_expired

@@ -1,0 +1,49 @@
+"""/digest: one message per hour or per day instead of one per post."""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+from telegram import Update
+
+from bot.core.digest import DigestMode, DigestSchedule, DigestSyntaxError, parse_schedule
+from bot.db import store
+from bot.telegram.commands.common import not_subscribed, setting_command
+from bot.telegram.context import Context, esc
+
+
+async def cmd_digest(update: Update, context: Context) -> None:
+    """/digest SLUG hourly|daily HH:MM|off"""
+    cmd = await setting_command(context, "digest")
+    if cmd is None:
+        return
+    tr, feed = cmd.tr, cmd.feed
+    _ = tr.gettext
+    words = cmd.rest.lower().split()
+    schedule: DigestSchedule | None = None
+    if words != ["off"]:
+        try:
+            schedule = parse_schedule(words)
+        except DigestSyntaxError as exc:
+            await context.reply(f"{esc(exc.translated(tr))}. {await context.usage('digest')}")
+            return
+    chat_id, now = context.chat_id, context.svc.clock()
+
+    def work(session: Session) -> str | None:
+        if not store.set_digest(
+            session, chat_id=chat_id, feed_id=feed.id, schedule=schedule, now=now
+        ):
+            return None
+        return store.chat_timezone(session, chat_id=chat_id)
+
+    zone = await context.svc.write(work)
+    title = esc(feed.title)
+    if zone is None:
+        await context.reply(not_subscribed(feed, tr))
+    elif schedule is None:
+        text = _("Digest for <b>{title}</b>: off, every post is sent at once.")
+        await context.reply(text.format(title=title))
+    elif schedule.mode is DigestMode.HOURLY:
+        await context.reply(_("Digest for <b>{title}</b>: every hour.").format(title=title))
+    else:
+        text = _("Digest for <b>{title}</b>: every day at {time} ({zone}).")
+        await context.reply(text.format(title=title, time=schedule.at_text, zone=esc(zone)))

@@ -1,0 +1,60 @@
+"""The bot's own place in chats: added, removed or blocked; a group upgraded to a supergroup;
+and the error handler that answers instead of staying silent."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import ChatMember, ChatMemberUpdated, Update
+
+from bot.db import store
+from bot.i18n import from_client, translator
+from bot.telegram import texts
+from bot.telegram.context import Context
+
+log = logging.getLogger(__name__)
+
+
+async def on_my_chat_member(update: Update, context: Context) -> None:
+    """The bot was added, removed or blocked: (de)activate the chat's subscriptions."""
+    change: ChatMemberUpdated | None = update.my_chat_member
+    if change is None:
+        return
+    gone = change.new_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED)
+    chat = change.chat
+    if gone:
+        log.info("chat %s: bot removed or blocked; deactivating", chat.id)
+        await context.svc.write(lambda s: store.set_chat_active(s, chat_id=chat.id, active=False))
+        return
+    title = chat.title or chat.full_name or ""  # whoever added the bot chooses the language
+    language = from_client(change.from_user.language_code)
+    await context.svc.write(
+        lambda s: store.upsert_chat(
+            s, chat_id=chat.id, type_=chat.type, title=title, language=language
+        )
+    )
+
+
+async def on_migrate(update: Update, context: Context) -> None:
+    """A group was upgraded to a supergroup: keep its subscriptions and settings."""
+    message = update.effective_message
+    if message is None or message.migrate_to_chat_id is None:
+        return
+    old_id, new_id = message.chat_id, message.migrate_to_chat_id
+    log.info("chat %s migrated to %s", old_id, new_id)
+    await context.svc.write(lambda s: store.migrate_chat(s, old_id=old_id, new_id=new_id))
+
+
+async def on_error(update: object, context: Context) -> None:
+    """Log the failure in one line plus traceback, and tell the user briefly."""
+    log.error("error while handling an update: %s", context.error, exc_info=context.error)
+    if isinstance(update, Update) and update.effective_message is not None:
+        try:
+            user = update.effective_user
+            language = from_client(user.language_code if user is not None else None)
+            tr = translator(language)  # no database: it may be what failed
+            await update.effective_message.reply_text(
+                tr.gettext(texts.SOMETHING_WRONG), do_quote=False
+            )
+        except Exception as exc:  # the apology itself must never raise
+            log.warning("could not send the error reply: %s", exc)

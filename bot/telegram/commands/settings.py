@@ -1,0 +1,189 @@
+"""A subscription's and a chat's settings: /filter, /keywords, /edits, /preview, /pause,
+/resume, /timezone, and the edits/previews buttons under /list."""
+
+from __future__ import annotations
+
+from functools import cache
+from zoneinfo import available_timezones
+
+from sqlmodel import Session
+from telegram import Update
+
+from bot.core.filters import (
+    FilterSyntaxError,
+    describe,
+    describe_keywords,
+    parse_filter,
+    parse_keywords,
+    unknown_categories,
+)
+from bot.core.lang import N_
+from bot.core.model import CategoryFilter, KeywordFilter
+from bot.db import store
+from bot.telegram.commands.common import not_subscribed, setting_command
+from bot.telegram.commands.subscriptions import current_list, edit, pressed
+from bot.telegram.context import Context, esc
+
+
+async def cmd_filter(update: Update, context: Context) -> None:
+    """/filter SLUG CATEGORY[, CATEGORY…] | off"""
+    cmd = await setting_command(context, "filter")
+    if cmd is None:
+        return
+    tr, feed, spec = cmd.tr, cmd.feed, cmd.rest
+    if spec.strip().lower() == "off":
+        flt = CategoryFilter()
+    else:
+        try:
+            flt = parse_filter(spec, max_categories=context.svc.settings.max_categories_per_filter)
+        except FilterSyntaxError as exc:
+            await context.reply(f"{esc(exc.translated(tr))}. {await context.usage('filter')}")
+            return
+    chat_id = context.chat_id
+
+    def work(session: Session) -> tuple[bool, list[str]]:
+        ok = store.set_filter(session, chat_id=chat_id, feed_id=feed.id, flt=flt)
+        known = [name for name, _count in store.category_counts(session, feed_id=feed.id)]
+        return ok, unknown_categories(flt, known)
+
+    ok, unknown = await context.svc.write(work)
+    if not ok:
+        await context.reply(not_subscribed(feed, tr))
+        return
+    text = tr.gettext("Filter for <b>{title}</b>: {filter}.").format(
+        title=esc(feed.title), filter=esc(describe(flt, tr))
+    )
+    if unknown:
+        note = tr.ngettext(
+            "Note: {names} has not been seen on this feed yet.",
+            "Note: {names} have not been seen on this feed yet.",
+            len(unknown),
+        )
+        text += "\n" + note.format(names=esc(", ".join(unknown)))
+    await context.reply(text)
+
+
+async def cmd_keywords(update: Update, context: Context) -> None:
+    """/keywords SLUG WORD[, "TWO WORDS"…] | off"""
+    cmd = await setting_command(context, "keywords")
+    if cmd is None:
+        return
+    tr, feed, spec = cmd.tr, cmd.feed, cmd.rest
+    if spec.strip().lower() == "off":
+        words = KeywordFilter()
+    else:
+        try:
+            limit = context.svc.settings.max_categories_per_filter
+            words = parse_keywords(spec, max_keywords=limit)
+        except FilterSyntaxError as exc:
+            await context.reply(f"{esc(exc.translated(tr))}. {await context.usage('keywords')}")
+            return
+    chat_id = context.chat_id
+    if await context.svc.write(
+        lambda s: store.set_keywords(s, chat_id=chat_id, feed_id=feed.id, words=words)
+    ):
+        text = tr.gettext("Keywords for <b>{title}</b>: {keywords}.")
+        shown = esc(describe_keywords(words, tr))
+        await context.reply(text.format(title=esc(feed.title), keywords=shown))
+    else:
+        await context.reply(not_subscribed(feed, tr))
+
+
+ON_OFF = ("on", "off")
+TOGGLED = {
+    ("edits", True): N_("Edit notifications for <b>{title}</b>: on."),
+    ("edits", False): N_("Edit notifications for <b>{title}</b>: off."),
+    ("preview", True): N_("Link previews for <b>{title}</b>: on."),
+    ("preview", False): N_("Link previews for <b>{title}</b>: off."),
+}
+SETTERS = {"edits": store.set_edits, "preview": store.set_preview}
+TOGGLES = {"edits": store.toggle_edits, "preview": store.toggle_preview}
+
+
+async def cmd_edits(update: Update, context: Context) -> None:
+    """/edits SLUG on|off"""
+    await _switch(context, "edits")
+
+
+async def cmd_preview(update: Update, context: Context) -> None:
+    """/preview SLUG on|off"""
+    await _switch(context, "preview")
+
+
+async def _switch(context: Context, name: str) -> None:
+    cmd = await setting_command(context, name, lambda rest: rest.lower() in ON_OFF)
+    if cmd is None:
+        return
+    tr, feed, on, chat_id = cmd.tr, cmd.feed, cmd.rest.lower() == "on", context.chat_id
+    setter = SETTERS[name]
+    if await context.svc.write(lambda s: setter(s, chat_id=chat_id, feed_id=feed.id, on=on)):
+        await context.reply(tr.gettext(TOGGLED[name, on]).format(title=esc(feed.title)))
+    else:
+        await context.reply(not_subscribed(feed, tr))
+
+
+async def on_toggle(update: Update, context: Context) -> None:
+    """The edits/previews buttons under /list flip the switch and redraw the list."""
+    found = await pressed(update, context)
+    if found is None:
+        return
+    query, button = found
+    toggle, chat_id = TOGGLES[button.action], context.chat_id
+    await context.svc.write(lambda s: toggle(s, chat_id=chat_id, feed_id=button.feed_id))
+    await edit(query, *await current_list(context))
+    await query.answer()
+
+
+async def cmd_pause(update: Update, context: Context) -> None:
+    """/pause: no notifications here until /resume; subscriptions and filters are kept."""
+    await _pause(context, paused=True)
+
+
+async def cmd_resume(update: Update, context: Context) -> None:
+    """/resume"""
+    await _pause(context, paused=False)
+
+
+async def _pause(context: Context, *, paused: bool) -> None:
+    tr = await context.tr()
+    if not await context.may_change():
+        return
+    await context.remember_chat()
+    chat_id = context.chat_id
+    await context.svc.write(lambda s: store.set_paused(s, chat_id=chat_id, paused=paused))
+    if paused:
+        text = tr.gettext("Paused. Subscriptions and filters are kept; /resume to restart.")
+    else:
+        text = tr.gettext("Resumed: new posts will appear here again.")
+    await context.reply(text)
+
+
+async def cmd_timezone(update: Update, context: Context) -> None:
+    """/timezone ZONE"""
+    tr = await context.tr()
+    if not await context.may_change():
+        return
+    name = known_zone(context.args_text)
+    if name is None:
+        text = tr.gettext("Unknown time zone. {usage}")
+        await context.reply(text.format(usage=await context.usage("timezone")))
+        return
+    await context.remember_chat()
+    chat_id = context.chat_id
+    await context.svc.write(lambda s: store.set_timezone(s, chat_id=chat_id, zone=name))
+    await context.reply(tr.gettext("Time zone: {zone}.").format(zone=esc(name)))
+
+
+@cache
+def _zones() -> dict[str, str]:
+    """IANA zone names by their folded form; `localtime` and `posix/…` aliases are not zones."""
+    return {
+        zone.casefold(): zone
+        for zone in available_timezones()
+        if zone != "localtime" and not zone.startswith(("posix/", "right/"))
+    }
+
+
+def known_zone(text: str) -> str | None:
+    """The canonical IANA name for what was typed (`europe/berlin` → `Europe/Berlin`)."""
+    return _zones().get(text.strip().casefold()) if len(text) <= 64 else None

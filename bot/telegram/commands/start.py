@@ -1,0 +1,30 @@
+"""/start, /help and /feeds: what the bot does and what it watches."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.db import store
+from bot.telegram import texts
+from bot.telegram.context import Context, esc
+
+
+async def cmd_help(update: Update, context: Context) -> None:
+    """/start and /help: what the bot does and every command with an example."""
+    await context.remember_chat()
+    await context.reply(texts.help_text(await context.tr()))
+
+
+async def cmd_feeds(update: Update, context: Context) -> None:
+    """/feeds: the feeds this bot watches."""
+    _ = (await context.tr()).gettext
+    rows = await context.svc.read(store.list_feeds)
+    if not rows:
+        await context.reply(_("No feeds are watched yet."))
+        return
+    lines = [_("<b>Watched feeds</b>")]
+    for row in rows:
+        status = "" if row.feed.status == "ok" else f" ({esc(row.feed.status)})"
+        lines.append(f"<code>{esc(row.feed.slug)}</code> — {esc(row.feed.title)}{status}")
+    lines.append("\n" + _("Subscribe with /subscribe SLUG"))
+    await context.reply("\n".join(lines))

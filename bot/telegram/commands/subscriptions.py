@@ -1,0 +1,240 @@
+"""Following feeds: /subscribe, /unsubscribe, /list, /categories, /export, and the buttons
+under /subscribe (the backlog choice) and /list (unsubscribe)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from sqlmodel import Session
+from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+
+from bot.core.model import FeedInfo
+from bot.core.opml import OpmlFeed, render_opml
+from bot.core.paging import split_message
+from bot.core.render import TELEGRAM_LIMIT
+from bot.core.urls import shown_url
+from bot.db import store
+from bot.services.outbox import plan_backlog
+from bot.telegram import texts
+from bot.telegram.commands.common import find_feed
+from bot.telegram.context import Context, esc
+from bot.telegram.views import BACKLOG, Button, backlog_keyboard, decode, list_view
+
+log = logging.getLogger(__name__)
+
+
+async def cmd_subscribe(update: Update, context: Context) -> None:
+    """/subscribe [SLUG]"""
+    message = update.effective_message
+    tr = await context.tr()
+    _ = tr.gettext
+    if message is None or not await context.may_change():
+        return
+    feed = await find_feed(context, context.args_text, "subscribe")
+    if feed is None:
+        return
+    await context.remember_chat()
+    chat_id, feed_id = context.chat_id, feed.id
+    limit = context.svc.settings.max_subscriptions_per_chat
+    thread_id = message.message_thread_id if message.is_topic_message else None
+
+    def work(session: Session) -> str:
+        if store.count_subscriptions(session, chat_id=chat_id) >= limit:
+            return "limit"
+        added = store.subscribe(session, chat_id=chat_id, feed_id=feed_id, thread_id=thread_id)
+        return "added" if added else "had"
+
+    result = await context.svc.write(work)
+    title, slug = esc(feed.title), esc(feed.slug)
+    if result == "limit":
+        text = _("This chat already has {limit} subscriptions, the most allowed.")
+        await context.reply(text.format(limit=limit))
+    elif result == "had":
+        text = _("This chat is already subscribed to <b>{title}</b>.")
+        await context.reply(text.format(title=title))
+    else:
+        text = _(
+            "Subscribed to <b>{title}</b>. New posts and real edits will appear here.\n"
+            "Narrow it down with <code>/filter {slug} CATEGORY</code> "
+            "(see <code>/categories {slug}</code>)."
+        )
+        await context.reply(text.format(title=title, slug=slug), backlog_keyboard(feed_id, tr))
+
+
+async def cmd_unsubscribe(update: Update, context: Context) -> None:
+    """/unsubscribe SLUG | all"""
+    tr = await context.tr()
+    if not await context.may_change():
+        return
+    arg, chat_id, svc = context.args_text, context.chat_id, context.svc
+    if not arg:
+        await context.reply(await context.usage("unsubscribe"))
+        return
+    if arg.lower() == "all":
+        count = await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=None))
+        text = tr.ngettext(
+            "Unsubscribed from {count} feed.", "Unsubscribed from {count} feeds.", count
+        )
+        await context.reply(text.format(count=count))
+        return
+    feed = await find_feed(context, arg, "unsubscribe")
+    if feed is None:
+        return
+    count = await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed.id))
+    if count:
+        text = tr.gettext("Unsubscribed from <b>{title}</b>.")
+    else:
+        text = tr.gettext("This chat was not subscribed to <b>{title}</b>.")
+    await context.reply(text.format(title=esc(feed.title)))
+
+
+async def current_list(context: Context) -> tuple[str, InlineKeyboardMarkup | None]:
+    chat_id = context.chat_id
+    subs = await context.svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
+    paused = await context.svc.read(lambda s: store.is_paused(s, chat_id=chat_id))
+    return list_view(subs, paused, await context.tr())
+
+
+async def cmd_list(update: Update, context: Context) -> None:
+    """/list: this chat's subscriptions and filters, with buttons to change them."""
+    await context.reply(*await current_list(context))
+
+
+async def cmd_categories(update: Update, context: Context) -> None:
+    """/categories SLUG: categories seen on the feed, most frequent first."""
+    tr = await context.tr()
+    feed = await find_feed(context, context.args_text, "categories")
+    if feed is None:
+        return
+    counts = await context.svc.read(lambda s: store.category_counts(s, feed_id=feed.id))
+    title = esc(feed.title)
+    if not counts:
+        text = tr.gettext("No categories seen on <b>{title}</b> yet.")
+        await context.reply(text.format(title=title))
+        return
+    lines = [tr.gettext("<b>Categories on {title}</b>").format(title=title)]
+    lines += [f"{esc(name)} ({count})" for name, count in counts[:50]]
+    await context.reply("\n".join(lines))
+
+
+async def cmd_export(update: Update, context: Context) -> None:
+    """/export: this chat's subscriptions as an OPML file."""
+    message = update.effective_message
+    if message is None:
+        return
+    tr = await context.tr()
+    chat_id = context.chat_id
+    subs = await context.svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
+    if not subs:
+        await context.reply(tr.gettext("This chat has no subscriptions to export."))
+        return
+    operator = context.is_operator  # only operators see a feed URL's query token
+    feeds = [
+        OpmlFeed(title=feed.title, url=shown_url(feed.url, operator=operator))
+        for _reader, feed in subs
+    ]
+    document = render_opml("Feedwatch subscriptions", feeds, created=context.svc.clock())
+    caption = tr.ngettext("{count} feed", "{count} feeds", len(feeds)).format(count=len(feeds))
+    await message.reply_document(
+        document=document, filename="feedwatch.opml", caption=caption, do_quote=False
+    )
+
+
+# --- buttons -----------------------------------------------------------------------------------
+
+
+async def pressed(update: Update, context: Context) -> tuple[CallbackQuery, Button] | None:
+    """The button, if it is one of ours, still current, and pressed by someone allowed; every
+    other press is answered here (expired, or admins only)."""
+    query = update.callback_query
+    if query is None or query.message is None:
+        return None
+    tr = await context.tr()
+    button = decode(query.data)
+    if button is None:
+        log.info("button with unknown data %r ignored", (query.data or "")[:70])
+        await query.answer(tr.gettext(texts.BUTTON_EXPIRED))
+        return None
+    if not await context.is_admin():
+        await query.answer(tr.gettext(texts.ADMINS_ONLY), show_alert=True)
+        return None
+    if button.action != "lang":
+        chat_id, feed_id = context.chat_id, button.feed_id
+        reader = await context.svc.read(
+            lambda s: store.get_subscription(s, chat_id=chat_id, feed_id=feed_id)
+        )
+        if reader is None:  # unsubscribed since, or the feed is gone: the button is stale
+            await query.answer(tr.gettext(texts.BUTTON_EXPIRED))
+            return None
+    return query, button
+
+
+async def on_expired(update: Update, context: Context) -> None:
+    """Any button no other route took (forged, or from an older version)."""
+    await pressed(update, context)
+
+
+async def on_backlog(update: Update, context: Context) -> None:
+    """After /subscribe: only new posts, or also the latest few (never twice)."""
+    found = await pressed(update, context)
+    if found is None:
+        return
+    query, button = found
+    tr = await context.tr()
+    chat_id, feed_id, count = context.chat_id, button.feed_id, min(button.count, BACKLOG)
+    queued = await context.svc.write(
+        lambda s: queue_backlog(s, chat_id=chat_id, feed_id=feed_id, count=count)
+    )
+    context.svc.wake.set()
+    if queued:
+        note = tr.ngettext(
+            "Sending the latest {count} post.", "Sending the latest {count} posts.", queued
+        ).format(count=queued)
+    else:
+        note = tr.gettext("Only new posts, then.")
+    before = query.message.text_html if isinstance(query.message, Message) else ""
+    await edit(query, f"{before}\n\n{note}".strip(), None)
+    await query.answer()
+
+
+async def on_unsub(update: Update, context: Context) -> None:
+    """✖ under /list."""
+    found = await pressed(update, context)
+    if found is None:
+        return
+    query, button = found
+    chat_id, feed_id = context.chat_id, button.feed_id
+    await context.svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed_id))
+    await edit(query, *await current_list(context))
+    await query.answer((await context.tr()).gettext("Unsubscribed."))
+
+
+def queue_backlog(session: Session, *, chat_id: int, feed_id: int, count: int) -> int:
+    """Queue the newest `count` posts (oldest of them first) that this chat has not had yet."""
+    if count <= 0:
+        return 0
+    reader = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
+    feed = store.feed_by_id(session, feed_id=feed_id)
+    if reader is None or feed is None:
+        return 0
+    latest = store.latest_items(session, feed_id=feed_id, limit=count)
+    had = store.delivered_item_ids(session, chat_id=chat_id, item_ids=[i for i, _ in latest])
+    fresh = [(item_id, item) for item_id, item in reversed(latest) if item_id not in had]
+    _known, language = store.chat_language(session, chat_id=chat_id)
+    reader = replace(reader, language=language)
+    rows = plan_backlog(fresh, reader, FeedInfo(slug=feed.slug, title=feed.title), feed_id)
+    store.enqueue(session, rows=rows)
+    return len(rows)
+
+
+async def edit(query: CallbackQuery, text: str, keyboard: InlineKeyboardMarkup | None) -> None:
+    """Replace the message under the button; an edit cannot grow into two: keep what fits."""
+    if len(split_message(text)) > 1:
+        text = split_message(text, TELEGRAM_LIMIT - 2)[0] + "\n…"
+    try:
+        await query.edit_message_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
+    except BadRequest as exc:  # "message is not modified" and the like: nothing to do
+        log.debug("could not edit the message: %s", exc)

@@ -1,0 +1,146 @@
+"""What the bot shows besides plain replies: the /list view, the inline keyboards, and the one
+codec for button data (`unsub:ID`, `edits:ID`, `preview:ID`, `backlog:ID:N`, `lang:CODE`).
+
+Button data comes back from the client and can be forged (`"²"` passes `str.isdigit`; an id
+above 2^63 overflows a database integer), so it is parsed strictly against one pattern and
+anything else is an expired button. Every encoding stays far below Telegram's 64-byte limit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.core.filters import describe, describe_keywords
+from bot.core.lang import Translator
+from bot.core.model import Audience
+from bot.db.store import FeedView
+from bot.i18n import LANGUAGES
+from bot.telegram.context import esc
+
+BACKLOG = 3  # the most posts the "Also the latest" button sends
+
+# --- the button codec --------------------------------------------------------------------------
+
+_ID = r"([1-9][0-9]{0,17})"  # at most 18 digits: always below 2^63
+_PATTERN = re.compile(
+    rf"(?:(unsub|edits|preview):{_ID}|backlog:{_ID}:([0-9])|lang:([a-z]{{2}}))", re.ASCII
+)
+# What `CallbackQueryHandler(pattern=…)` routes on: the action word; `decode` does the rest.
+ROUTES = {
+    "backlog": r"^backlog:",
+    "unsub": r"^unsub:",
+    "toggle": r"^(edits|preview):",
+    "lang": r"^lang:",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    action: str  # unsub | edits | preview | backlog | lang
+    feed_id: int = 0
+    count: int = 0
+    language: str = ""
+
+
+def encode(button: Button) -> str:
+    if button.action == "lang":
+        return f"lang:{button.language}"
+    if button.action == "backlog":
+        return f"backlog:{button.feed_id}:{button.count}"
+    return f"{button.action}:{button.feed_id}"
+
+
+def decode(data: str | None) -> Button | None:
+    """The button, or None for anything this bot did not write."""
+    match = _PATTERN.fullmatch(data or "")
+    if match is None:
+        return None
+    action, feed_id, backlog_id, count, language = match.groups()
+    if action is not None:
+        return Button(action, feed_id=int(feed_id))
+    if backlog_id is not None:
+        return Button("backlog", feed_id=int(backlog_id), count=int(count))
+    return Button("lang", language=language)
+
+
+# --- keyboards ---------------------------------------------------------------------------------
+
+
+def backlog_keyboard(feed_id: int, tr: Translator) -> InlineKeyboardMarkup:
+    also = tr.ngettext("Also the latest {count}", "Also the latest {count}", BACKLOG)
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    tr.gettext("Only new posts"),
+                    callback_data=encode(Button("backlog", feed_id, 0)),
+                )
+            ],
+            [
+                InlineKeyboardButton(
+                    also.format(count=BACKLOG),
+                    callback_data=encode(Button("backlog", feed_id, BACKLOG)),
+                )
+            ],
+        ]
+    )
+
+
+def language_keyboard() -> InlineKeyboardMarkup:
+    """One button per language, each labelled in its own language."""
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(name, callback_data=encode(Button("lang", language=code)))]
+            for code, name in LANGUAGES.items()
+        ]
+    )
+
+
+def list_view(
+    subs: list[tuple[Audience, FeedView]], paused: bool, tr: Translator
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """The /list text and its keyboard: unsubscribe, edits and previews per feed."""
+    _ = tr.gettext
+    if not subs:
+        return _("This chat has no subscriptions. See /feeds, then /subscribe SLUG."), None
+    lines = [_("<b>Subscriptions</b>")]
+    rows = []
+    for reader, feed in subs:
+        extras = []
+        if not reader.keywords.is_empty:
+            words = describe_keywords(reader.keywords, tr)
+            extras.append(_("keywords {keywords}").format(keywords=words))
+        if not reader.edits:
+            extras.append(_("no edits"))
+        if reader.preview:
+            extras.append(_("previews on"))
+        if reader.thread_id is not None:
+            extras.append(_("topic {topic}").format(topic=reader.thread_id))
+        tail = f" ({'; '.join(extras)})" if extras else ""
+        line = f"{describe(reader.categories, tr)}{tail}"
+        lines.append(f"<code>{esc(feed.slug)}</code> — {esc(feed.title)}: {esc(line)}")
+        rows.append(
+            [
+                InlineKeyboardButton(
+                    f"✖ {feed.slug}"[:40], callback_data=encode(Button("unsub", feed.id))
+                ),
+                InlineKeyboardButton(
+                    _("edits on") if reader.edits else _("edits off"),
+                    callback_data=encode(Button("edits", feed.id)),
+                ),
+                InlineKeyboardButton(
+                    _("previews on") if reader.preview else _("previews off"),
+                    callback_data=encode(Button("preview", feed.id)),
+                ),
+            ]
+        )
+    if paused:
+        lines.append("\n" + _("Notifications are paused: /resume to restart them."))
+    return "\n".join(lines), InlineKeyboardMarkup(rows[:50])
+
+
+def feed_names(feeds: list[FeedView], tr: Translator) -> str:
+    return ", ".join(f"<code>{esc(f.slug)}</code>" for f in feeds) or tr.gettext("none yet")

@@ -49,3 +49,79 @@ def test_every_setting_is_documented() -> None:
         variable = name.upper()
         assert f"`{variable}`" in readme, f"{variable} missing from the README"
         assert f"{variable}=" in example, f"{variable} missing from .env.example"
+
+
+def _bot_modules() -> dict[str, Path]:
+    modules = {}
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    return modules
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """Every bot module `path` imports, at any depth (a late import inside a function counts:
+    it only hides a cycle), except under `if TYPE_CHECKING:`."""
+    tree = ast.parse(path.read_text())
+    skipped = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name in modules}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bot"):
+            for alias in node.names:
+                child = f"{node.module}.{alias.name}"
+                found.add(child if child in modules else node.module)
+    return found & set(modules)
+
+
+def test_no_import_cycles_inside_bot() -> None:
+    modules = _bot_modules()
+    graph = {name: _imports(path, modules) - {name} for name, path in modules.items()}
+    done: set[str] = set()
+
+    def visit(name: str, trail: list[str]) -> None:
+        if name in trail:
+            cycle = [*trail[trail.index(name) :], name]
+            raise AssertionError("import cycle: " + " → ".join(cycle))
+        if name in done:
+            return
+        for target in sorted(graph[name]):
+            visit(target, [*trail, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+
+
+def test_no_module_over_400_lines_and_no_class_over_150() -> None:
+    for name, path in _bot_modules().items():
+        text = path.read_text()
+        assert len(text.splitlines()) <= 400, f"{name} has {len(text.splitlines())} lines"
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                assert size <= 150, f"{name}.{node.name} has {size} lines"
+
+
+def test_handlers_buttons_and_digests_never_query_tables() -> None:
+    """Only storage (`bot/db/store/`) builds queries; the layers above call it."""
+    above = [*(ROOT / "bot" / "telegram").rglob("*.py"), ROOT / "bot" / "services" / "digests.py"]
+    for path in above:
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = {alias.name for alias in node.names}
+                assert node.module != "bot.db.tables", f"{path.name} imports tables"
+                assert not (
+                    node.module in ("sqlmodel", "sqlalchemy")
+                    and names & {"select", "update", "delete", "insert"}
+                ), f"{path.name} builds queries"

@@ -72,16 +72,15 @@ class Deliverer:
     ) -> None:
         self.engine = engine
         self.bot = bot
-        self.max_attempts = max_attempts
         self.concurrency = concurrency
-        self.retry_base = retry_base
         self.lease = timedelta(seconds=lease_seconds)
         self.owner = owner
         self._lease_ends: dict[int, datetime] = {}
         self.clock = clock
         self.stopping = False
-        # Sent, but the database refused to record it: never sent again, only marked again.
-        self._unmarked: set[int] = set()
+        self.sender = Sender(
+            engine, bot, max_attempts=max_attempts, retry_base=retry_base, clock=clock
+        )
 
     async def deliver_due(self) -> int:
         """Send everything due now; return how many messages Telegram accepted."""
@@ -104,8 +103,9 @@ class Deliverer:
                     self._lease_ends.pop(chat_id, None)
                 await self._release(chat_ids)
             sent += sum(counts)
-            if self._unmarked:  # the caller backs off until the database records them
-                raise UnrecordedSends(f"{len(self._unmarked)} sent messages not yet recorded")
+            unmarked = self.sender.unmarked
+            if unmarked:  # the caller backs off until the database records them
+                raise UnrecordedSends(f"{len(unmarked)} sent messages not yet recorded")
             if sum(counts) == 0:
                 break  # everything left is waiting for a retry time
         return sent
@@ -152,14 +152,14 @@ class Deliverer:
             delivery = queue[index]
             if delivery.next_attempt_at > self.clock() or not await self._hold_lease(chat_id):
                 return sent
-            if delivery.id in self._unmarked:
-                status = await self._record_sent(delivery)
+            if delivery.id in self.sender.unmarked:
+                status = await self.sender.record_sent(delivery)
                 if status is not Sent.SENT:
                     return sent
                 index += 1
                 continue
             started = time.monotonic()
-            status = await self._send(delivery)
+            status = await self.sender.send(delivery)
             metrics.SEND_SECONDS.observe(time.monotonic() - started)
             metrics.DELIVERIES.labels(status).inc()
             if status in (Sent.SENT, Sent.NEXT):
@@ -171,7 +171,29 @@ class Deliverer:
                 return sent
         return sent
 
-    async def _send(self, delivery: Delivery, *, plain: bool = False) -> Sent:
+    async def _db(self, work: Callable[[Session], T]) -> T:
+        def run() -> T:
+            with transaction(self.engine) as session:
+                return work(session)
+
+        return await asyncio.to_thread(run)
+
+
+class Sender:
+    """One attempt at one message, and what each Telegram answer means (the policy above)."""
+
+    def __init__(
+        self, engine: Engine, bot: Bot, *, max_attempts: int, retry_base: float, clock: Clock
+    ) -> None:
+        self.engine = engine
+        self.bot = bot
+        self.max_attempts = max_attempts
+        self.retry_base = retry_base
+        self.clock = clock
+        # Sent, but the database refused to record it: never sent again, only marked again.
+        self.unmarked: set[int] = set()
+
+    async def send(self, delivery: Delivery, *, plain: bool = False) -> Sent:
         """One attempt at one message."""
         assert delivery.id is not None
         try:
@@ -202,7 +224,7 @@ class Deliverer:
         except BadRequest as exc:
             if not plain and "entit" in exc.message.lower():
                 log.warning("delivery %s: HTML refused (%s); resending as text", delivery.id, exc)
-                return await self._send(delivery, plain=True)
+                return await self.send(delivery, plain=True)
             log.warning("delivery %s to chat %s failed: %s", delivery.id, delivery.chat_id, exc)
             error = exc.message
             await self._db(
@@ -233,16 +255,16 @@ class Deliverer:
                 )
             )
             return Sent.NEXT if give_up else Sent.STOP
-        return await self._record_sent(delivery)
+        return await self.record_sent(delivery)
 
-    async def _record_sent(self, delivery: Delivery) -> Sent:
+    async def record_sent(self, delivery: Delivery) -> Sent:
         """Mark a message Telegram accepted. If the database refuses, remember it here and leave
         the chat: it is not sent again, only marked once the database answers."""
         assert delivery.id is not None
         try:
             pending = await asyncio.to_thread(self._mark_sent, delivery.id, self.clock())
         except Exception as exc:
-            if delivery.id not in self._unmarked:
+            if delivery.id not in self.unmarked:
                 log.error(
                     "delivery %s to chat %s was sent but cannot be recorded (%s); "
                     "holding the chat until the database answers",
@@ -250,9 +272,9 @@ class Deliverer:
                     delivery.chat_id,
                     str(exc).splitlines()[0][:200],
                 )
-            self._unmarked.add(delivery.id)
+            self.unmarked.add(delivery.id)
             return Sent.STOP
-        self._unmarked.discard(delivery.id)
+        self.unmarked.discard(delivery.id)
         if not pending:  # cancelled while in flight (/pause, /unsubscribe): send no more
             return Sent.STOP
         return Sent.SENT

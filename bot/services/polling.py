@@ -210,50 +210,60 @@ class Poller:
         raw: RawFeed | None = None,
     ) -> PollOutcome:
         """decide → (parse → detect → store items and outbox) → write the feed's intent."""
-        now = self.clock()
-        intent = decide(feed, result, now, self.settings.poll_interval_seconds)
-        changes: tuple[Change, ...] = ()
-        items, title = 0, None
-        if intent.parse:
-            assert isinstance(result, FetchResult)
-            if intent.new_url:
-                log.info("feed %s: moved permanently to %s", feed.slug, intent.new_url)
-            try:
-                raw = raw or read_feed(result.body, result.headers)
-            except NotAFeed as exc:
-                intent = failed(feed, str(exc), now, self.settings.poll_interval_seconds)
-            else:
-                if raw.warning:
-                    log.info("feed %s: %s", feed.slug, raw.warning)
-                if raw.title and (not feed.title or feed.title == feed.slug):
-                    title = raw.title
-                changes, items = self._store(session, feed, title or feed.title, raw, now)
-        store.apply_intent(session, feed_id=feed.id, intent=intent, title=title)
-        kind = intent.kind
-        if kind is PollKind.CHANGED and not changes:
-            kind = PollKind.UNCHANGED
-        return PollOutcome(
-            feed.slug, kind, changes, intent.error, items, feed_title=title or feed.title
-        )
+        return apply_result(session, feed, result, self.clock(), self.settings, raw)
 
-    def _store(
-        self, session: Session, feed: FeedState, title: str, raw: RawFeed, now: datetime
-    ) -> tuple[tuple[Change, ...], int]:
-        stored = store.stored_items(session, feed_id=feed.id, keys=[e.key for e in raw.entries])
-        known = {k: (s.content_hash, s.text) for k, s in stored.items() if s.content_hash}
-        parsed = finish_feed(raw, known)
-        detection = detect(parsed, stored, baseline=not feed.baseline_done)
-        ids = store.save_items(
-            session, feed_id=feed.id, parsed=parsed, detection=detection, stored=stored, now=now
-        )
-        if detection.changes:
-            audience = store.feed_audience(session, feed_id=feed.id)
-            info = FeedInfo(slug=feed.slug, title=title)
-            rows = plan_changes(detection.changes, ids, audience, info, feed.id)
-            store.enqueue(session, rows=rows)
-        store.prune_items(
-            session,
-            feed_id=feed.id,
-            unseen_since=now - timedelta(days=self.settings.prune_after_days),
-        )
-        return detection.changes, len(parsed.items)
+
+def apply_result(
+    session: Session,
+    feed: FeedState,
+    result: FetchResult | str,
+    now: datetime,
+    settings: Settings,
+    raw: RawFeed | None = None,
+) -> PollOutcome:
+    """One feed's poll result, stored in the caller's transaction."""
+    intent = decide(feed, result, now, settings.poll_interval_seconds)
+    changes: tuple[Change, ...] = ()
+    items, title = 0, None
+    if intent.parse:
+        assert isinstance(result, FetchResult)
+        if intent.new_url:
+            log.info("feed %s: moved permanently to %s", feed.slug, intent.new_url)
+        try:
+            raw = raw or read_feed(result.body, result.headers)
+        except NotAFeed as exc:
+            intent = failed(feed, str(exc), now, settings.poll_interval_seconds)
+        else:
+            if raw.warning:
+                log.info("feed %s: %s", feed.slug, raw.warning)
+            if raw.title and (not feed.title or feed.title == feed.slug):
+                title = raw.title
+            changes, items = store_items(session, feed, title or feed.title, raw, now, settings)
+    store.apply_intent(session, feed_id=feed.id, intent=intent, title=title)
+    kind = intent.kind
+    if kind is PollKind.CHANGED and not changes:
+        kind = PollKind.UNCHANGED
+    return PollOutcome(
+        feed.slug, kind, changes, intent.error, items, feed_title=title or feed.title
+    )
+
+
+def store_items(
+    session: Session, feed: FeedState, title: str, raw: RawFeed, now: datetime, settings: Settings
+) -> tuple[tuple[Change, ...], int]:
+    """Detect against the stored items, save them, queue the outbox rows, prune old items."""
+    stored = store.stored_items(session, feed_id=feed.id, keys=[e.key for e in raw.entries])
+    known = {k: (s.content_hash, s.text) for k, s in stored.items() if s.content_hash}
+    parsed = finish_feed(raw, known)
+    detection = detect(parsed, stored, baseline=not feed.baseline_done)
+    ids = store.save_items(
+        session, feed_id=feed.id, parsed=parsed, detection=detection, stored=stored, now=now
+    )
+    if detection.changes:
+        audience = store.feed_audience(session, feed_id=feed.id)
+        info = FeedInfo(slug=feed.slug, title=title)
+        store.enqueue(session, rows=plan_changes(detection.changes, ids, audience, info, feed.id))
+    store.prune_items(
+        session, feed_id=feed.id, unseen_since=now - timedelta(days=settings.prune_after_days)
+    )
+    return detection.changes, len(parsed.items)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.core.parse import NotAFeed, parse_feed, safe_link
@@ -58,9 +60,13 @@ def test_bodies_that_are_not_feeds_are_refused(body: bytes) -> None:
         parse_feed(body)
 
 
-def test_a_local_path_is_never_opened() -> None:
+def test_a_local_path_is_never_opened(tmp_path: Path) -> None:
+    """The path of a real, valid feed file: had feedparser opened it, the feed would parse."""
+    path = tmp_path / "feed.xml"
+    path.write_bytes(blog.rss(blog.BEFORE_POSTS))
+    assert parse_feed(path.read_bytes()).items  # the file itself is a feed …
     with pytest.raises(NotAFeed):
-        parse_feed(b"/etc/passwd")
+        parse_feed(str(path).encode())  # … but its path is only a path
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -16,6 +15,7 @@ from sqlmodel import Session
 from telegram.error import TelegramError
 
 from bot import __version__
+from bot.clock import utcnow
 from bot.config import Settings, SettingsError, load_settings
 from bot.core.model import Change, ChangeKind, FeedInfo
 from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
@@ -155,7 +155,7 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
         with Session(engine) as session:
             rows = store.list_feeds(session)
         feeds = [OpmlFeed(title=r.feed.title, url=r.feed.url) for r in rows]
-        sys.stdout.write(render_opml("Feedwatch feeds", feeds, created=datetime.now(UTC)).decode())
+        sys.stdout.write(render_opml("Feedwatch feeds", feeds, created=utcnow()).decode())
         return 0
     if args.feed_command == "remove":
         with transaction(engine) as session:

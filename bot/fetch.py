@@ -23,6 +23,7 @@ import httpcore
 import httpx
 
 from bot import __version__
+from bot.clock import utcnow
 from bot.core.decide import FetchResult
 from bot.core.urls import url_problem
 from bot.netguard import ALLOWED_PORTS, GuardedBackend, Resolver, system_resolver
@@ -208,7 +209,7 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return max((when - (now or datetime.now(UTC))).total_seconds(), 0.0)
+    return max((when - (now or utcnow())).total_seconds(), 0.0)
 
 
 def describe_http_error(exc: httpx.HTTPError) -> str:

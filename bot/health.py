@@ -6,12 +6,13 @@ another process, e.g. a container HEALTHCHECK next to the running bot.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
+from bot.clock import utcnow
 from bot.config import Settings
 from bot.db import store
 from bot.db.engine import make_engine
@@ -19,7 +20,7 @@ from bot.services.polling import LAST_CYCLE_KEY
 
 
 def check_health(settings: Settings, now: datetime | None = None) -> tuple[bool, str]:
-    now = now or datetime.now(UTC)
+    now = now or utcnow()
     engine = make_engine(settings.database_url)
     try:
         with Session(engine) as session:

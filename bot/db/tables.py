@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 
 from sqlalchemy import (
@@ -19,6 +19,7 @@ from sqlalchemy import (
 )
 from sqlmodel import Field, SQLModel
 
+from bot.clock import utcnow  # aware UTC; SQLModel keeps it aware on SQLite too
 from bot.core.decide import FeedStatus
 
 # Named constraints so batch migrations on SQLite can drop and recreate them.
@@ -30,11 +31,6 @@ SQLModel.metadata.naming_convention = {
     "pk": "pk_%(table_name)s",
 }
 metadata: MetaData = SQLModel.metadata
-
-
-def utcnow() -> datetime:
-    """Aware UTC; SQLModel's UTCDateTime column type keeps it aware on SQLite too."""
-    return datetime.now(UTC)
 
 
 class DeliveryStatus(StrEnum):

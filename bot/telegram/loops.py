@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import UTC, datetime
 from typing import Any
 
 from telegram.ext import Application
@@ -120,5 +119,5 @@ async def _idle_seconds(svc: Services) -> float:
     due = await svc.read(store.next_due_delivery)
     if due is None:
         return DELIVERY_IDLE_SECONDS
-    wait = (due - datetime.now(UTC)).total_seconds()
+    wait = (due - svc.clock()).total_seconds()
     return min(max(wait, 0.05), DELIVERY_IDLE_SECONDS)

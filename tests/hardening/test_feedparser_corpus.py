@@ -3,10 +3,6 @@ ill-formed, odd encodings, entities, sanitizer attacks) through parse → detect
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tarfile
 import time
 from pathlib import Path
 
@@ -17,57 +13,24 @@ from bot.core.model import FeedInfo
 from bot.core.parse import NotAFeed, parse_feed
 from bot.core.render import render_change
 from tests.conftest import IN_CI
+from tests.corpus import corpus_dir
 from tests.telegram_html import assert_valid_telegram_html
 
-VERSION = "6.0.14"
-CACHE = Path(os.environ.get("FEEDWATCH_CACHE", Path.home() / ".cache" / "feedwatch"))
 
-
-def corpus_dir() -> Path:
-    """The sdist's tests/ folder, downloaded once from PyPI into a cache."""
-    target = CACHE / f"feedparser-{VERSION}" / "tests"
-    if target.is_dir():
-        return target
-    CACHE.mkdir(parents=True, exist_ok=True)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-binary",
-            ":all:",
-            "--no-deps",
-            f"feedparser=={VERSION}",
-            "-d",
-            str(CACHE),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    archive = CACHE / f"feedparser-{VERSION}.tar.gz"
-    if result.returncode != 0 or not archive.exists():
-        message = f"cannot download the feedparser sdist: {result.stderr.strip()[-300:]}"
+def corpus() -> Path:
+    """The cached corpus; the install step (`./dev test`) fetched it, the test never does."""
+    root = corpus_dir()
+    if not root.is_dir():
+        message = f"no feedparser corpus in {root}: run `python -m tests.corpus` (./dev test does)"
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)
-    with tarfile.open(archive) as tar:
-        members = [
-            m
-            for m in tar.getmembers()
-            if m.name.startswith(f"feedparser-{VERSION}/tests/") and m.isfile()
-        ]
-        tar.extractall(CACHE, members=members, filter="data")
-    return target
+    return root
 
 
 @pytest.mark.slow
 def test_the_feedparser_corpus_goes_through_the_whole_core() -> None:
-    root = corpus_dir()
+    root = corpus()
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".py")
     assert len(files) > 2000
     counts = {"documents": len(files), "feeds": 0, "not_feeds": 0, "items": 0, "messages": 0}

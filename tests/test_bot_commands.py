@@ -173,17 +173,7 @@ async def test_group_upgrade_keeps_subscriptions_under_the_new_id(
 ) -> None:
     bot_api.set_member(GROUP, ADMIN, "administrator")
     await ask(bot_api, "/subscribe lumen", chat_id=GROUP, chat_type="group")
-    bot_api.push_update(
-        {
-            "message": {
-                "message_id": 999,
-                "date": 0,
-                "chat": {"id": GROUP, "type": "group", "title": "Test group"},
-                "from": {"id": ADMIN, "is_bot": False, "first_name": "Ada"},
-                "migrate_to_chat_id": -100555,
-            }
-        }
-    )
+    bot_api.push_migration(GROUP, -100555, user_id=ADMIN)
 
     def moved() -> bool:
         with Session(bot.engine) as session:

@@ -127,28 +127,12 @@ async def test_operators_import_an_opml_file_sent_in_private(
     async with running_bot(settings):
         one = feeds.serve("/one/", blog.rss(blog.BEFORE_POSTS, title="One"))
         opml = f'<opml version="2.0"><body><outline type="rss" text="One" xmlUrl="{one}"/></body></opml>'
-        bot_api.files["opml1"] = opml.encode()
         for user, expected in (
             (5, "Only the bot's operators"),
             (4242, "Imported 1 feed, 0 already watched, 0 failed."),
         ):
             before = len(bot_api.texts(user))
-            bot_api.push_update(
-                {
-                    "message": {
-                        "message_id": 9,
-                        "date": 0,
-                        "chat": {"id": user, "type": "private", "first_name": "Ada"},
-                        "from": {"id": user, "is_bot": False, "first_name": "Ada"},
-                        "document": {
-                            "file_id": "opml1",
-                            "file_unique_id": "u1",
-                            "file_name": "subs.opml",
-                            "file_size": len(opml),
-                        },
-                    }
-                }
-            )
+            bot_api.push_document(opml.encode(), chat_id=user)
             replies = await bot_api.wait_replies(user, before + 1)
             assert replies[before].startswith(expected)
         assert "<code>one</code>" in bot_api.texts(4242)[-1]

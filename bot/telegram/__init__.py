@@ -2,5 +2,5 @@
 
 import os
 
-# Opt in to PTB's future behaviour (durations as timedelta) now; `bot.delivery` handles both.
+# Opt in to PTB's future behaviour (durations as timedelta) now; delivery handles both.
 os.environ.setdefault("PTB_TIMEDELTA", "1")

@@ -192,6 +192,37 @@ class FakeBotApi:
             message["sender_chat"] = sender_chat
         return self.push_update({"message": message})
 
+    def push_document(self, content: bytes, *, chat_id: int, name: str = "subs.opml") -> int:
+        """A file sent in a private chat (its bytes are served by getFile and the file URL)."""
+        file_id = f"file{len(self.files) + 1}"
+        with self.lock:
+            self.files[file_id] = content
+        chat = {"id": chat_id, "type": "private", "first_name": "Ada"}
+        message = {
+            "message_id": next(self._message_ids),
+            "date": 0,
+            "chat": chat,
+            "from": {"id": chat_id, "is_bot": False, "first_name": "Ada"},
+            "document": {
+                "file_id": file_id,
+                "file_unique_id": file_id,
+                "file_name": name,
+                "file_size": len(content),
+            },
+        }
+        return self.push_update({"message": message})
+
+    def push_migration(self, old_id: int, new_id: int, *, user_id: int) -> int:
+        """The service message Telegram sends when a group becomes a supergroup."""
+        message = {
+            "message_id": next(self._message_ids),
+            "date": 0,
+            "chat": {"id": old_id, "type": "group", "title": "Test group"},
+            "from": {"id": user_id, "is_bot": False, "first_name": "Ada"},
+            "migrate_to_chat_id": new_id,
+        }
+        return self.push_update({"message": message})
+
     def set_member(self, chat_id: int, user_id: int, status: str) -> None:
         with self.lock:
             self.members[(chat_id, user_id)] = status

@@ -69,23 +69,7 @@ async def test_an_opml_import_runs_in_the_background_with_one_progress_message(
     two = feeds.serve("/two/", blog.rss((blog.CORVID,), title="Two"))
     opml = "".join(f'<outline type="rss" text="x" xmlUrl="{u}"/>' for u in (one, slow, two))
     document = f'<opml version="2.0"><body>{opml}</body></opml>'.encode()
-    bot_api.files["subs"] = document
-    bot_api.push_update(
-        {
-            "message": {
-                "message_id": 9,
-                "date": 0,
-                "chat": {"id": OPERATOR, "type": "private", "first_name": "Ada"},
-                "from": {"id": OPERATOR, "is_bot": False, "first_name": "Ada"},
-                "document": {
-                    "file_id": "subs",
-                    "file_unique_id": "subs",
-                    "file_name": "subs.opml",
-                    "file_size": len(document),
-                },
-            }
-        }
-    )
+    bot_api.push_document(document, chat_id=OPERATOR)
     await bot_api.wait_for(lambda: any("Importing" in t for t in bot_api.texts(OPERATOR)))
     await answered_quickly(bot_api, OTHER)
     await bot_api.wait_for(

@@ -119,17 +119,7 @@ async def test_a_group_upgrade_keeps_pause_zone_and_language(
     bot_api.set_member(GROUP, ADMIN, "administrator")
     for line in ("/subscribe lumen", "/timezone Asia/Tokyo", "/language es", "/pause"):
         await ask(bot_api, line, chat_id=GROUP, chat_type="group")
-    bot_api.push_update(
-        {
-            "message": {
-                "message_id": 999,
-                "date": 0,
-                "chat": {"id": GROUP, "type": "group", "title": "Test group"},
-                "from": {"id": ADMIN, "is_bot": False, "first_name": "Ada"},
-                "migrate_to_chat_id": SUPERGROUP,
-            }
-        }
-    )
+    bot_api.push_migration(GROUP, SUPERGROUP, user_id=ADMIN)
 
     def moved() -> Chat | None:
         with Session(bot.engine) as session:

@@ -9,6 +9,13 @@ ITEMS = Counter("feedwatch_items_detected_total", "Items detected by kind", ["ki
 DELIVERIES = Counter("feedwatch_deliveries_total", "Delivery attempts by outcome", ["outcome"])
 PENDING = Gauge("feedwatch_pending_deliveries", "Messages waiting to be sent")
 SEND_SECONDS = Histogram("feedwatch_send_seconds", "Latency of Telegram sendMessage calls")
+BUDGET_TAKEN = Counter(
+    "feedwatch_telegram_budget_taken_total", "Messages that took a slot of the shared budget"
+)
+BUDGET_WAIT = Counter(
+    "feedwatch_telegram_budget_wait_seconds_total", "Seconds spent waiting for budget slots"
+)
+TOO_MANY = Counter("feedwatch_telegram_429_total", "429 answers from Telegram", ["retried"])
 
 
 def serve(port: int, address: str = "0.0.0.0") -> None:  # noqa: S104 - scraped from outside

@@ -156,3 +156,15 @@ class State(SQLModel, table=True):
     key: str = Field(primary_key=True, max_length=64)
     value: str = Field(default="", max_length=1000)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class RateBucket(SQLModel, table=True):
+    """One Telegram rate budget shared by every process on the database (PostgreSQL): the
+    overall messages per second, or one group's messages per minute. A virtual-scheduling
+    bucket: `tokens` may go negative, which reserves a slot in the future."""
+
+    __tablename__ = "rate_bucket"
+
+    name: str = Field(primary_key=True, max_length=64)
+    tokens: float = 0.0
+    updated_at: datetime = Field(default_factory=utcnow)

@@ -18,13 +18,14 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 from sqlmodel import Session
-from telegram import Bot, LinkPreviewOptions
+from telegram import LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
+from telegram.ext import ExtBot
 
 from bot import metrics
 from bot.clock import Clock, utcnow
@@ -36,6 +37,7 @@ from bot.db.tables import Delivery
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_RETRY_AFTER = 3600.0
+NO_RETRY = {"retries": 0}  # the rate limiter leaves 429s to the policy below
 
 
 def retry_delay(attempts: int, base: float = 5.0) -> timedelta:
@@ -61,7 +63,7 @@ class Deliverer:
     def __init__(
         self,
         engine: Engine,
-        bot: Bot,
+        bot: ExtBot[Any],
         *,
         max_attempts: int = 8,
         concurrency: int = 1,
@@ -183,7 +185,13 @@ class Sender:
     """One attempt at one message, and what each Telegram answer means (the policy above)."""
 
     def __init__(
-        self, engine: Engine, bot: Bot, *, max_attempts: int, retry_base: float, clock: Clock
+        self,
+        engine: Engine,
+        bot: ExtBot[Any],
+        *,
+        max_attempts: int,
+        retry_base: float,
+        clock: Clock,
     ) -> None:
         self.engine = engine
         self.bot = bot
@@ -203,6 +211,7 @@ class Sender:
                 parse_mode=None if plain else ParseMode.HTML,
                 link_preview_options=LinkPreviewOptions(is_disabled=not delivery.preview),
                 message_thread_id=delivery.thread_id,
+                rate_limit_args=NO_RETRY,
             )
         except RetryAfter as exc:
             wait = _seconds(exc.retry_after)

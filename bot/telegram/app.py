@@ -12,7 +12,6 @@ from typing import Any
 from sqlalchemy import Engine
 from telegram import Bot, BotCommand, Update
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
@@ -33,6 +32,7 @@ from bot.runtime import make_fetcher, worker_identity
 from bot.services.delivery import Deliverer
 from bot.services.polling import Poller
 from bot.telegram import commands, texts
+from bot.telegram.budget import SharedRateLimiter, buckets_for
 from bot.telegram.commands import membership, operators
 from bot.telegram.context import Context, throttle
 from bot.telegram.guard import ChatOrderedProcessor, Guard
@@ -40,16 +40,6 @@ from bot.telegram.loops import start_background
 from bot.telegram.services import KEY, Services
 
 log = logging.getLogger(__name__)
-
-
-def group_bucket(per_minute: float) -> tuple[float, float]:
-    """(burst, period) of a leaky bucket that never lets more than `per_minute` messages into
-    any 60-second window, as Telegram counts them: a bucket of size B refilled at B per P
-    seconds admits B + 60·B/P messages per minute; half as burst, the rest spread with 5% slack.
-    """
-    burst = max(1.0, per_minute // 2)
-    refill = max(per_minute - burst, 1.0)
-    return burst, 60.0 * burst / refill * 1.05
 
 
 def file_base_url(api_base_url: str) -> str:
@@ -66,16 +56,10 @@ def build_application(
     *,
     get_updates_request: BaseRequest | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
-    # aiolimiter lets a full period's worth through at once; a tenth-of-a-second period keeps
-    # bursts small, so no one-second window ever sees much more than the configured rate.
-    period = 0.1 if settings.telegram_rate_per_second >= 10 else 1.0
-    group_burst, group_period = group_bucket(settings.telegram_group_rate_per_minute)
-    limiter: AIORateLimiter = AIORateLimiter(
-        overall_max_rate=settings.telegram_rate_per_second * period,
-        overall_time_period=period,
-        group_max_rate=group_burst,
-        group_time_period=group_period,
-        max_retries=0,  # RetryAfter reaches the delivery loop, which waits and retries
+    limiter = SharedRateLimiter(
+        buckets_for(engine),
+        settings.telegram_rate_per_second,
+        settings.telegram_group_rate_per_minute,
     )
     builder = ApplicationBuilder()
     if get_updates_request is not None:

@@ -98,6 +98,7 @@ class Sent:
     parse_mode: str | None
     params: dict[str, Any]
     message_id: int = 0
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass

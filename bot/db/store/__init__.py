@@ -9,10 +9,12 @@ command), returning value objects, never ORM rows.
 - `outbox`: queued messages, from enqueue to sent
 - `leases`: which process polls a feed or delivers to a chat
 - `state`: small cross-process facts
+- `budget`: the Telegram rate budget shared by every process (PostgreSQL)
 
 A new query goes in the module of the table it reads or writes, and is re-exported here.
 """
 
+from bot.db.store.budget import reserve
 from bot.db.store.chats import (
     chat_language,
     chat_timezone,
@@ -134,6 +136,7 @@ __all__ = [
     "release_leases",
     "remove_feed",
     "renew_chat",
+    "reserve",
     "save_items",
     "set_chat_active",
     "set_digest",

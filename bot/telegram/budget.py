@@ -1,0 +1,140 @@
+"""Telegram's rate limits belong to the bot token, not to a process.
+
+Each process used to run its own in-process limiter at the full rate, so one `run` and two
+`worker`s sent three times what Telegram allows; and a 429 on a command reply dropped the reply.
+`SharedRateLimiter` takes every message's slot from one budget: a PostgreSQL row per bucket
+(the overall rate, and each group's per-minute rate) when processes share PostgreSQL, an
+in-memory bucket for SQLite's single process. A reply that still meets a 429 waits as told and
+is sent again (bounded); delivery opts out, because it handles 429s itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from datetime import timedelta
+from typing import Any, Protocol
+
+from sqlalchemy import Engine
+from telegram.error import RetryAfter
+from telegram.ext import BaseRateLimiter
+
+from bot import metrics
+from bot.db import store
+
+log = logging.getLogger(__name__)
+NO_RETRY = {"retries": 0}  # rate_limit_args for callers that handle RetryAfter themselves
+MAX_RETRY_WAIT = 60.0
+_MESSAGES = ("send", "edit", "copy", "forward")  # the methods Telegram counts as messages
+
+
+class Buckets(Protocol):
+    async def reserve(self, name: str, rate: float, capacity: float) -> float:
+        """Take one token; return the seconds to wait before using it."""
+
+
+class MemoryBuckets:
+    """The same arithmetic in one process (SQLite allows one polling process)."""
+
+    def __init__(self) -> None:
+        self._state: dict[str, tuple[float, float]] = {}
+
+    async def reserve(self, name: str, rate: float, capacity: float) -> float:
+        now = time.monotonic()
+        tokens, at = self._state.get(name, (capacity, now))
+        tokens = min(capacity, tokens + (now - at) * rate) - 1
+        self._state[name] = (tokens, now)
+        return max(0.0, -tokens / rate)
+
+
+class DatabaseBuckets:
+    """Buckets in PostgreSQL, shared by every process on the database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    async def reserve(self, name: str, rate: float, capacity: float) -> float:
+        def take() -> float:
+            with self.engine.begin() as connection:
+                return store.reserve(connection, name=name, rate=rate, capacity=capacity)
+
+        return await asyncio.to_thread(take)
+
+
+def buckets_for(engine: Engine) -> Buckets:
+    return DatabaseBuckets(engine) if engine.dialect.name == "postgresql" else MemoryBuckets()
+
+
+class SharedRateLimiter(BaseRateLimiter[dict[str, Any]]):
+    """PTB's rate limiter hook, drawing from `Buckets`.
+
+    Overall: one message per `1 / (0.9 · rate)` seconds, no burst, so no one-second window can
+    hold more than the rate even with a little network jitter between processes. Per group: half
+    the minute's allowance as a burst, the rest spread over the minute with 5% slack, so no
+    60-second window holds more than the limit.
+    """
+
+    def __init__(self, buckets: Buckets, per_second: float, group_per_minute: float) -> None:
+        self.buckets = buckets
+        self.rate = per_second * 0.9
+        self.group_capacity = max(1.0, group_per_minute // 2)
+        self.group_rate = max(group_per_minute - self.group_capacity, 1.0) / 60.0 / 1.05
+        self.max_retries = 3
+
+    async def initialize(self) -> None:
+        """Nothing to open: buckets are created on first use."""
+
+    async def shutdown(self) -> None:
+        """Nothing to close."""
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[dict[str, Any]]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: dict[str, Any] | None,
+    ) -> bool | dict[str, Any] | list[dict[str, Any]]:
+        retries = (rate_limit_args or {}).get("retries", self.max_retries)
+        attempt = 0
+        while True:
+            if endpoint.lower().startswith(_MESSAGES):
+                await self._take(data.get("chat_id"))
+            try:
+                return await callback(*args, **kwargs)
+            except RetryAfter as exc:
+                wait = _seconds(exc.retry_after)
+                retry = attempt < retries and wait <= MAX_RETRY_WAIT
+                metrics.TOO_MANY.labels("yes" if retry else "no").inc()
+                if not retry:
+                    raise
+                log.warning("Telegram asked to wait %.0f s (429); %s waits", wait, endpoint)
+                await asyncio.sleep(wait + 0.1)
+                attempt += 1
+
+    async def _take(self, chat_id: object) -> None:
+        """The group's slot first, then the overall one: a slot is only reserved once the
+        message can really go, so no reserved overall slot is left unused."""
+        metrics.BUDGET_TAKEN.inc()
+        if _is_group(chat_id):
+            name = f"group:{chat_id}"
+            await _wait(await self.buckets.reserve(name, self.group_rate, self.group_capacity))
+        await _wait(await self.buckets.reserve("overall", self.rate, 1.0))
+
+
+async def _wait(seconds: float) -> None:
+    if seconds > 0:
+        metrics.BUDGET_WAIT.inc(seconds)
+        await asyncio.sleep(seconds)
+
+
+def _is_group(chat_id: object) -> bool:
+    """Groups and channels have negative ids (or an @username); private chats positive ones."""
+    return chat_id is not None and str(chat_id).startswith(("@", "-"))
+
+
+def _seconds(value: float | timedelta) -> float:
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)

@@ -148,3 +148,43 @@ async def test_a_killed_worker_loses_nothing_and_repeats_at_most_one(
     assert sum(n - 1 for n in counts.values()) <= 1
     assert bot_api.too_many == 0
     assert time.monotonic() - started < 180
+
+
+async def test_a_reply_that_meets_a_429_waits_and_is_sent(
+    sqlite_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    """The 429 used to raise inside the handler: the user got nothing."""
+    from tests.harness import ask, lumen_bot
+
+    async with lumen_bot(sqlite_url, bot_api, feeds, blog.AFTER_POSTS):
+        bot_api.fail(
+            "sendMessage",
+            code=429,
+            description="Too Many Requests: retry after 1",
+            chat_id=555,
+            retry_after=1,
+        )
+        started = time.monotonic()
+        assert "Watched feeds" in await ask(bot_api, "/feeds", 555)
+        assert time.monotonic() - started >= 1.0
+    attempts = [c for c in bot_api.calls_to("sendMessage") if c.params.get("chat_id") == 555]
+    assert len(attempts) == 2
+
+
+async def test_the_buckets_never_let_a_window_exceed_the_limit() -> None:
+    """The overall bucket: 60 messages at a 30/s limit take two seconds, and no one-second
+    window holds more than 30; a group's minute holds at most its 20."""
+    from bot.telegram.budget import MemoryBuckets, SharedRateLimiter
+
+    limiter = SharedRateLimiter(MemoryBuckets(), per_second=30, group_per_minute=20)
+    # Reserved at (nearly) one instant: each wait is the slot's offset from now.
+    offsets = [await limiter.buckets.reserve("overall", limiter.rate, 1.0) for _ in range(60)]
+    assert all(sum(1 for t in offsets if start <= t < start + 1) <= 30 for start in offsets)
+    assert offsets[-1] < 60 / (0.8 * 30)  # and the rate stays above 80% of the limit
+    group = [await limiter.buckets.reserve("g", limiter.group_rate, limiter.group_capacity)]
+    group += [
+        await limiter.buckets.reserve("g", limiter.group_rate, limiter.group_capacity)
+        for _ in range(29)
+    ]
+    in_first_minute = sum(1 for wait in group if wait < 60)
+    assert in_first_minute <= 20

@@ -80,7 +80,9 @@ async def fan_out(
 ) -> tuple[set[tuple[int, str]], list[asyncio.subprocess.Process]]:
     expected = await prepare(pg, feeds)
     api.rate_limit = LIMIT
-    env = bot_env(pg, api, TELEGRAM_RATE_PER_SECOND=str(LIMIT), POLL_INTERVAL_SECONDS="2")
+    env = bot_env(
+        pg, api, TELEGRAM_RATE_PER_SECOND=str(LIMIT), POLL_INTERVAL_SECONDS="2", LEASE_SECONDS="5"
+    )  # a killed worker's chats are taken over after 5 s
     processes = [await start_bot(env, tmp_path / f"worker{i}.log", "worker") for i in range(2)]
     processes.append(await start_bot(env, tmp_path / "run.log", "run"))
     await api.wait_for(lambda: len(posts(api)) >= 150, timeout=60)

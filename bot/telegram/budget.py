@@ -27,6 +27,7 @@ from bot.db import store
 log = logging.getLogger(__name__)
 NO_RETRY = {"retries": 0}  # rate_limit_args for callers that handle RetryAfter themselves
 MAX_RETRY_WAIT = 60.0
+LATE_SECONDS = 0.05  # woke this much after the reserved slot: take a fresh one
 _MESSAGES = ("send", "edit", "copy", "forward")  # the methods Telegram counts as messages
 
 
@@ -70,15 +71,16 @@ def buckets_for(engine: Engine) -> Buckets:
 class SharedRateLimiter(BaseRateLimiter[dict[str, Any]]):
     """PTB's rate limiter hook, drawing from `Buckets`.
 
-    Overall: one message per `1 / (0.9 · rate)` seconds, no burst, so no one-second window can
-    hold more than the rate even with a little network jitter between processes. Per group: half
-    the minute's allowance as a burst, the rest spread over the minute with 5% slack, so no
-    60-second window holds more than the limit.
+    Overall: one message per `1 / (0.85 · rate)` seconds, no burst, so no one-second window can
+    hold more than the rate even when a busy process or network bunches a few sends; a process
+    that wakes too late for its slot takes a new one instead of crowding the next ones. Per
+    group: half the minute's allowance as a burst, the rest spread over the minute with 5% slack,
+    so no 60-second window holds more than the limit.
     """
 
     def __init__(self, buckets: Buckets, per_second: float, group_per_minute: float) -> None:
         self.buckets = buckets
-        self.rate = per_second * 0.9
+        self.rate = per_second * 0.85
         self.group_capacity = max(1.0, group_per_minute // 2)
         self.group_rate = max(group_per_minute - self.group_capacity, 1.0) / 60.0 / 1.05
         self.max_retries = 3
@@ -122,7 +124,12 @@ class SharedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         if _is_group(chat_id):
             name = f"group:{chat_id}"
             await _wait(await self.buckets.reserve(name, self.group_rate, self.group_capacity))
-        await _wait(await self.buckets.reserve("overall", self.rate, 1.0))
+        for _ in range(3):
+            wait = await self.buckets.reserve("overall", self.rate, 1.0)
+            slot = time.monotonic() + wait
+            await _wait(wait)
+            if time.monotonic() - slot < LATE_SECONDS:
+                return
 
 
 async def _wait(seconds: float) -> None:

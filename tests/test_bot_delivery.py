@@ -9,6 +9,7 @@ import pytest
 from sqlmodel import Session, select
 
 from bot.db import store
+from bot.db.engine import transaction
 from bot.db.tables import Chat, Delivery, Subscription
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
@@ -221,13 +222,12 @@ async def test_a_fanout_stays_under_the_rate_limit_without_429s(
     async with running_bot(settings) as bot:
         url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
         await bot.services.catalog.add_feed(url, slug="lumen", trusted=True)
-        with Session(bot.engine) as session:
+        with transaction(bot.engine) as session:
             feed = store.get_feed(session, slug="lumen")
             assert feed is not None and feed.id is not None
             for chat_id in range(1, chats + 1):
                 store.upsert_chat(session, chat_id=chat_id, type_="private", title="")
                 store.subscribe(session, chat_id=chat_id, feed_id=feed.id)
-            session.commit()
         feeds.serve("/feed/", blog.rss((blog.LISBON, *blog.BEFORE_POSTS)))
         started = time.monotonic()
         await cycle(bot, bot_api)

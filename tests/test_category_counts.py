@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from alembic import command
 from bot.db import store
-from bot.db.engine import make_engine
+from bot.db.engine import make_engine, transaction
 from bot.db.migrate import alembic_config
 from bot.db.tables import Feed, Item
 from bot.runtime import make_fetcher
@@ -63,9 +63,8 @@ async def test_counts_follow_new_edited_and_pruned_items(
     await poller.poll_feed(1)
     assert ("Guides", 1) in counts(engine, 1)
     assert counts(engine, 1) == scanned(engine, 1)
-    with Session(engine) as session:
+    with transaction(engine) as session:
         store.prune_items(session, feed_id=1, unseen_since=datetime.now(UTC) + timedelta(days=1))
-        session.commit()
     assert counts(engine, 1) == scanned(engine, 1) == []
 
 

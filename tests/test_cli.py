@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main
+from bot.db.engine import transaction
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
@@ -179,7 +180,6 @@ def test_poll_once_with_telegram_unreachable_is_one_line_and_keeps_the_events(
 def test_poll_once_delivers_to_subscribed_chats_and_feed_list_shows_errors(
     feeds: FeedServer, bot_api: FakeBotApi, env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from sqlmodel import Session
 
     from bot.db import store
     from bot.db.engine import make_engine
@@ -187,10 +187,9 @@ def test_poll_once_delivers_to_subscribed_chats_and_feed_list_shows_errors(
     url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
     assert main(["feed", "add", url, "--name", "lumen"]) == 0
     engine = make_engine(env["DATABASE_URL"])
-    with Session(engine) as session:
+    with transaction(engine) as session:
         store.upsert_chat(session, chat_id=42, type_="private", title="Ada")
         store.subscribe(session, chat_id=42, feed_id=1)
-        session.commit()
     engine.dispose()
     feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
     telegram = {"TELEGRAM_BOT_TOKEN": bot_api.token, "TELEGRAM_API_BASE_URL": bot_api.base_url}

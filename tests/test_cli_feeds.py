@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 
 from bot.__main__ import main
 from bot.core.opml import parse_opml
-from bot.db.engine import make_engine
+from bot.db.engine import make_engine, transaction
 from bot.db.tables import Item, Subscription
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
@@ -21,9 +21,8 @@ def test_move_keeps_items_and_subscriptions(
     old = feeds.serve("/old/", blog.rss(blog.BEFORE_POSTS))
     assert main(["feed", "add", old, "--name", "lumen"]) == 0
     engine = make_engine(env["DATABASE_URL"])
-    with Session(engine) as session:
+    with transaction(engine) as session:
         session.add(Subscription(chat_id=5, feed_id=1))
-        session.commit()
     new = feeds.serve("/new/", blog.rss(blog.BEFORE_POSTS))
     assert main(["feed", "move", "lumen", new]) == 0
     assert main(["feed", "move", "nope", new]) == 1

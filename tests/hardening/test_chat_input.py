@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from sqlmodel import Session
 
 from bot.db import store
+from bot.db.engine import transaction
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
@@ -156,11 +157,10 @@ async def test_telegram_down_for_a_while_then_back_loses_and_repeats_nothing(
     async with running_bot(settings) as bot:
         url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
         await bot.services.catalog.add_feed(url, slug="lumen", trusted=True)
-        with Session(bot.engine) as session:
+        with transaction(bot.engine) as session:
             for chat_id in (1, 2, 3):
                 store.upsert_chat(session, chat_id=chat_id, type_="private", title="")
                 store.subscribe(session, chat_id=chat_id, feed_id=1)
-            session.commit()
         bot_api.fail("sendMessage", code=500, description="Internal Server Error", times=10**6)
         outage_ends = time.monotonic() + 3
         feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))

@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from bot.core.parse import MAX_ITEMS
 from bot.db import store
+from bot.db.engine import transaction
 from bot.db.tables import Delivery, Feed, Item
 from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
@@ -85,12 +86,11 @@ async def _with_a_healthy_neighbour(
     """Poll a hostile feed next to a healthy one; return the hostile feed's error and row."""
     good = feeds.serve("/good", blog.rss(blog.BEFORE_POSTS))
     await Catalog(poller).add_feed(good, slug="good", trusted=True)
-    with Session(poller.engine) as session:
+    with transaction(poller.engine) as session:
         hostile = store.add_feed(
             session, slug="hostile", url=hostile_url, title="hostile", trusted=True
         )
         session.exec(update(Feed).where(col(Feed.id) == hostile.id).values(baseline_done=True))
-        session.commit()
     feeds.serve("/good", blog.rss(blog.AFTER_POSTS))
     before = peak_rss_mb()
     with caplog.at_level(logging.INFO, logger="bot"):
@@ -205,9 +205,10 @@ async def test_entity_expansion_and_external_entities_are_never_resolved(
         doctype=doctype,
     )
     url = feeds.serve("/hostile", body)
-    with Session(poller.engine) as session:  # a chat is subscribed, so messages are rendered too
+    with transaction(
+        poller.engine
+    ) as session:  # a chat is subscribed, so messages are rendered too
         store.upsert_chat(session, chat_id=5, type_="private", title="")
-        session.commit()
     _error, row = await _with_a_healthy_neighbour(poller, feeds, url, caplog)
     with Session(poller.engine) as session:
         items = session.exec(select(Item).where(Item.feed_id == row.id)).all()
@@ -265,11 +266,10 @@ async def test_hostile_item_fields(
         + "</channel></rss>"
     ).encode()
     url = feeds.serve("/hostile", body)
-    with Session(poller.engine) as session:
+    with transaction(poller.engine) as session:
         feed = store.add_feed(
             session, slug="hostile-sub", url=feeds.url("/unused"), title="x", trusted=True
         )
-        session.commit()
         del feed
     error, row = await _with_a_healthy_neighbour(poller, feeds, url, caplog)
     assert error is None

@@ -10,11 +10,11 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlmodel import Session
 
 from bot.core.paging import split_message
 from bot.core.render import TELEGRAM_LIMIT, telegram_length
 from bot.db import store
+from bot.db.engine import transaction
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
@@ -34,13 +34,12 @@ async def bot(sqlite_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncI
 
 def add_feeds(bot: RunningBot, count: int) -> list[str]:
     slugs = [f"feed-{n:03d}" for n in range(count)]
-    with Session(bot.engine) as session:
+    with transaction(bot.engine) as session:
         for slug in slugs:
             title = f"A blog with a rather long name about compilers and chips, number {slug} " * 2
             store.add_feed(
                 session, slug=slug, url=f"https://e.org/{slug}", title=title, trusted=True
             )
-        session.commit()
     return slugs
 
 

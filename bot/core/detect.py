@@ -4,6 +4,8 @@ Rules (reasons in docs/design.md):
 - a key never seen is `new`, unless this is the feed's first successful poll (baseline: silent);
 - a known key whose visible-text fingerprint changed is `edited`, with a sentence diff;
 - a known key whose fingerprint is unchanged is nothing, however much its markup moved;
+- a known key fingerprinted by another version (an html2text upgrade, a renderer fix) is
+  re-baselined silently when its words are the same, and is an edit when they are not;
 - items missing from the feed are not touched here: a post that comes back is not new.
 """
 
@@ -21,7 +23,7 @@ from bot.core.model import (
     StoredItem,
     TextDiff,
 )
-from bot.core.text import sentence_diff
+from bot.core.text import FINGERPRINT_VERSION, same_words, sentence_diff
 
 
 def detect(
@@ -30,17 +32,26 @@ def detect(
     """Events for `feed` given the stored items (only keys present in the feed matter)."""
     changes: list[Change] = []
     unchanged: list[str] = []
+    rebaselined: list[str] = []
     for item in feed.items:
         previous = stored.get(item.key)
         if previous is None:
             if not baseline:
                 changes.append(Change(ChangeKind.NEW, item))
-        elif previous.fingerprint != item.fingerprint:
-            changes.append(Change(ChangeKind.EDITED, item, describe_edit(previous, item)))
-        else:
+        elif previous.fingerprint == item.fingerprint:
             unchanged.append(item.key)
+        elif previous.fingerprint_version != FINGERPRINT_VERSION and _same_post(previous, item):
+            rebaselined.append(item.key)
+        else:
+            changes.append(Change(ChangeKind.EDITED, item, describe_edit(previous, item)))
     changes.sort(key=lambda change: reading_order(change.item))
-    return Detection(changes=tuple(changes), unchanged=tuple(unchanged))
+    return Detection(
+        changes=tuple(changes), unchanged=tuple(unchanged), rebaselined=tuple(rebaselined)
+    )
+
+
+def _same_post(previous: StoredItem, item: ParsedItem) -> bool:
+    return same_words(previous.title, item.title) and same_words(previous.text, item.text)
 
 
 def describe_edit(previous: StoredItem, item: ParsedItem) -> TextDiff:

@@ -65,6 +65,8 @@ class StoredItem:
     text: str
     fingerprint: str
     content_hash: str | None = None
+    # The text.FINGERPRINT_VERSION that made `fingerprint` ("" for rows older than versions).
+    fingerprint_version: str = ""
 
 
 class ChangeKind(StrEnum):
@@ -96,11 +98,13 @@ class Detection:
     """Outcome of comparing a feed with stored state.
 
     `changes` are the events in reading order; `unchanged` are keys whose stored row only needs
-    its last-seen time refreshed.
+    its last-seen time refreshed; `rebaselined` are keys whose fingerprint changed only because
+    the fingerprint version did (their stored text and fingerprint are rewritten silently).
     """
 
     changes: tuple[Change, ...]
     unchanged: tuple[str, ...] = ()
+    rebaselined: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ from urllib.parse import quote
 
 import feedparser
 
-from bot.core.model import ParsedFeed, ParsedItem, RawEntry, RawFeed
-from bot.core.text import clean_inline, fingerprint, html_to_text
+from bot.core.model import ParsedFeed, ParsedItem, RawEntry, RawFeed, StoredItem
+from bot.core.text import FINGERPRINT_VERSION, clean_inline, fingerprint, html_to_text
 from bot.core.urls import url_problem
 from bot.core.xmlsafe import install_feed_parser
 
@@ -86,13 +86,18 @@ def read_feed(body: bytes, headers: Mapping[str, str] | None = None) -> RawFeed:
     )
 
 
-def finish_feed(raw: RawFeed, known: Mapping[str, tuple[str, str]] | None = None) -> ParsedFeed:
+def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) -> ParsedFeed:
     """Turn entries into items with visible text and fingerprints.
 
-    `known` maps item key → (content hash, text) from storage: an entry whose raw HTML hashes
-    the same reuses its text instead of running html2text again (deterministic, so identical).
+    An entry whose raw HTML hashes as the stored one did reuses the stored text instead of
+    running html2text again (deterministic, so identical), unless that text was rendered under
+    another fingerprint version.
     """
-    known = known or {}
+    known = {
+        key: (item.content_hash, item.text)
+        for key, item in (stored or {}).items()
+        if item.content_hash and item.fingerprint_version == FINGERPRINT_VERSION
+    }
     items = []
     for entry in raw.entries:
         cached = known.get(entry.key)

@@ -76,6 +76,10 @@ class Item(SQLModel, table=True):
     text: str = Field(default="", sa_column=Column(Text, nullable=False))
     fingerprint: str = Field(max_length=64)
     content_hash: str | None = Field(default=None, max_length=64)
+    # text.FINGERPRINT_VERSION when `fingerprint` was taken ("" for rows from before 0010).
+    fingerprint_version: str = Field(
+        default="", max_length=40, sa_column_kwargs={"server_default": ""}
+    )
     first_seen_at: datetime = Field(default_factory=utcnow)
     last_changed_at: datetime = Field(default_factory=utcnow)
     last_seen_at: datetime = Field(default_factory=utcnow, index=True)

@@ -26,6 +26,7 @@ from bot.core.detect import detect
 from bot.core.model import Change, ChangeKind, FeedInfo, RawFeed
 from bot.core.parse import NotAFeed, finish_feed, read_feed
 from bot.core.schedule import next_check
+from bot.core.text import FINGERPRINT_VERSION
 from bot.db import store
 from bot.db.engine import transaction, writer
 from bot.fetch import Fetcher, FetchError
@@ -253,12 +254,19 @@ def store_items(
 ) -> tuple[tuple[Change, ...], int]:
     """Detect against the stored items, save them, queue the outbox rows, prune old items."""
     stored = store.stored_items(session, feed_id=feed.id, keys=[e.key for e in raw.entries])
-    known = {k: (s.content_hash, s.text) for k, s in stored.items() if s.content_hash}
-    parsed = finish_feed(raw, known)
+    parsed = finish_feed(raw, stored)
     detection = detect(parsed, stored, baseline=not feed.baseline_done)
     ids = store.save_items(
         session, feed_id=feed.id, parsed=parsed, detection=detection, stored=stored, now=now
     )
+    if detection.rebaselined:
+        log.info(
+            "feed %s: fingerprints re-baselined silently for %d items (fingerprint version is "
+            "now %s)",
+            feed.slug,
+            len(detection.rebaselined),
+            FINGERPRINT_VERSION,
+        )
     if detection.changes:
         audience = store.feed_audience(session, feed_id=feed.id)
         info = FeedInfo(slug=feed.slug, title=title)

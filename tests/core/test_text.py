@@ -78,7 +78,7 @@ def test_html_to_text_keeps_words_drops_markup() -> None:
     text = html_to_text(
         '<p>Hello <b>big</b> <a href="https://t.example/?utm=1">world</a>!</p><ul><li>One</li><li>Two</li></ul>'
     )
-    assert text == "Hello big world!\nOne\nTwo"
+    assert text == "Hello big world!\n\nOne\nTwo"
 
 
 def test_sentence_diff_reports_added_and_removed_in_order() -> None:

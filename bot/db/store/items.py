@@ -11,6 +11,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.model import Detection, ParsedFeed, ParsedItem, StoredItem
+from bot.core.text import FINGERPRINT_VERSION
 from bot.db.tables import Delivery, FeedCategory, Item
 
 
@@ -19,14 +20,21 @@ def stored_items(session: Session, *, feed_id: int, keys: Iterable[str]) -> dict
     result: dict[str, StoredItem] = {}
     for chunk_start in range(0, len(wanted), 500):
         chunk = wanted[chunk_start : chunk_start + 500]
-        columns = (Item.key, Item.title, Item.text, Item.fingerprint, Item.content_hash)
+        columns = (
+            Item.key,
+            Item.title,
+            Item.text,
+            Item.fingerprint,
+            Item.content_hash,
+            Item.fingerprint_version,
+        )
         rows = session.execute(
             sa_select(*(col(c) for c in columns)).where(
                 col(Item.feed_id) == feed_id, col(Item.key).in_(chunk)
             )
         ).all()
-        for key, title, text, fp, content_hash in rows:
-            result[key] = StoredItem(key, title, text, fp, content_hash)
+        for key, title, text, fp, content_hash, version in rows:
+            result[key] = StoredItem(key, title, text, fp, content_hash, version)
     return result
 
 
@@ -39,8 +47,9 @@ def save_items(
     stored: Mapping[str, StoredItem],
     now: datetime,
 ) -> dict[str, int]:
-    """Insert new items, rewrite edited ones, touch unchanged ones; return the changed items'
-    ids. Core statements, not ORM objects: most items of a poll only need `last_seen_at`."""
+    """Insert new items, rewrite edited and re-baselined ones, touch unchanged ones; return the
+    changed items' ids. Core statements, not ORM objects: most items of a poll only need
+    `last_seen_at`."""
     changed = {change.item.key for change in detection.changes}
     fresh: list[dict[str, object]] = []
     seen: list[str] = []
@@ -58,6 +67,7 @@ def save_items(
             "categories": list(item.categories),
             "text": item.text,
             "fingerprint": item.fingerprint,
+            "fingerprint_version": FINGERPRINT_VERSION,
             "content_hash": item.content_hash,
             "last_changed_at": now,
             "last_seen_at": now,
@@ -71,6 +81,9 @@ def save_items(
         if item.key in changed:
             session.exec(update(Item).where(*where).values(**values))
             _tally(tally, spelling, [item.categories], +1)
+        elif old.fingerprint_version != FINGERPRINT_VERSION:  # re-baselined: same words
+            values.pop("last_changed_at")
+            session.exec(update(Item).where(*where).values(**values))
         elif old.content_hash != item.content_hash:  # markup moved, text did not
             session.exec(
                 update(Item).where(*where).values(content_hash=item.content_hash, last_seen_at=now)

@@ -32,7 +32,12 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 _MARKDOWN_LINE_PREFIX = re.compile(r"^[ \t]*(?:#{1,6}\s+|[*+-]\s+|>\s*)", re.MULTILINE)
-_SENTENCE_END = re.compile(r"(?<=[.!?…。！？])\s+|\n+")
+# Latin sentences end at punctuation and a space; Chinese and Japanese ones at their full-width
+# punctuation, with no space after it (but not before a closing quote or bracket).
+_CJK_END, _CLOSING = "。！？", "」』）〕】”’"
+_SENTENCE_END = re.compile(
+    rf"(?<=[.!?…])\s+|(?<=[{_CJK_END}])(?![{_CLOSING}])\s*|(?<=[{_CJK_END}][{_CLOSING}])\s*|\n+"
+)
 _NOT_A_WORD = re.compile(r"[\W_]+")
 
 

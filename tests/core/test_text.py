@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.text import fingerprint, html_to_text, sentence_diff, shorten
+from bot.core import text as text_module
+from bot.core.text import (
+    fingerprint,
+    html_to_text,
+    normalize_text,
+    same_words,
+    sentence_diff,
+    sentences,
+    shorten,
+)
 
 words = st.text(alphabet=string.ascii_letters + "éü", min_size=1, max_size=10)
 sentences_ = st.lists(words, min_size=1, max_size=8).map(lambda ws: " ".join(ws) + ".")
@@ -101,3 +111,69 @@ def test_shorten_prefers_a_sentence_then_a_word_boundary() -> None:
     text = "First sentence is here. Second sentence goes on and on and on."
     assert shorten(text, 40) == "First sentence is here. …"
     assert shorten("alpha beta gamma delta epsilon", 20) == "alpha beta gamma…"
+
+
+def test_empty_or_blank_html_is_empty_text() -> None:
+    assert html_to_text("") == "" and html_to_text("  \n ") == ""
+
+
+def test_headings_lists_and_tables_keep_their_shape() -> None:
+    assert html_to_text("<p>a</p><h2>Head</h2><p>b</p>") == "a\n\nHead\n\nb"
+    table = "<table><tr><th>Name</th><th>Score</th></tr><tr><td>A</td><td>B</td></tr></table>"
+    assert html_to_text(table) == "Name Score\nA B"
+    assert html_to_text("<blockquote>Quoted.</blockquote><ol><li>x</li></ol>") == "Quoted.\n\n1. x"
+
+
+def test_when_html2text_fails_tags_are_stripped_instead(monkeypatch: pytest.MonkeyPatch) -> None:
+    def choke(_self: object, _html: str) -> str:
+        raise AssertionError("html2text choked")
+
+    monkeypatch.setattr(text_module._Converter, "handle", choke)
+    assert html_to_text("<p>One</p><p>two <b>three</b></p>") == "One two three"
+
+
+def test_line_endings_and_controls_are_normalised() -> None:
+    assert normalize_text("a\r\nb\rc\r\n\r\nd") == "a\nb\nc\n\nd"
+    assert normalize_text("a\x00b\x1fc\x7fd\x9fe\tf") == "a b c d e f"
+    assert normalize_text("  x \u3000 y  \n\n\n\n z ") == "x y\n\nz"
+
+
+def test_sentences_split_after_cjk_and_latin_ends_and_drop_blank_lines() -> None:
+    assert sentences("「一つ目。」二つ目！三つ目？ Four. Five\n \nsix") == [
+        "「一つ目。」",
+        "二つ目！",
+        "三つ目？",
+        "Four.",
+        "Five",
+        "six",
+    ]
+
+
+def test_same_words_ignores_spacing_punctuation_case_and_width() -> None:
+    assert same_words("It’s  a TEST, really.", "its a test really")
+    assert same_words("ＡＢＣ１２３", "abc 123")
+    assert same_words("VenueKoramangala", "Venue Koramangala")
+    assert not same_words("Price 10", "Price 12")
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("abcdefghij", 10, "abcdefghij"),  # exactly the limit: untouched
+        ("abcdefghijk", 10, "abcdefgh…"),  # the cut leaves room for the ellipsis and a space
+        ("abcdef", 2, "a…"),  # at least one character
+        ("Aaaa bbb! Cccc ddd eeeee", 16, "Aaaa bbb! …"),  # "!" at exactly half the limit
+        ("Aaaa bbb? Cccc ddd eeeee", 16, "Aaaa bbb? …"),
+        ("Aaaaaa. Bbbbb. Cc dd ee ff gg hh", 24, "Aaaaaa. Bbbbb. …"),  # the last end, not first
+        ("Aaaaaa! Bbbbb! Cc dd ee ff gg hh", 24, "Aaaaaa! Bbbbb! …"),
+        ("Aaaaaa? Bbbbb? Cc dd ee ff gg hh", 24, "Aaaaaa? Bbbbb? …"),
+        ("Aaaa bbb. Cccc ddd eee", 17, "Aaaa bbb. …"),  # odd limit: half is rounded down
+        ("Aaaa bbbb. Cc dd ee ff gg hh ii", 24, "Aaaa bbbb. Cc dd ee…"),  # too early a sentence
+        ("Aaaaaaaa bbbbbbbbbbbbb", 17, "Aaaaaaaa…"),  # a word boundary at exactly half
+        ("Aaaaaa bbbbbbbbbbbbbbb", 17, "Aaaaaa bbbbbbbb…"),  # too early a word boundary
+        ("pay the TAX, then more words here", 16, "pay the TAX…"),  # trailing comma dropped
+        ("list: a; b; c; d; e; f", 11, "list: a…"),
+    ],
+)
+def test_shorten_boundaries(text: str, limit: int, expected: str) -> None:
+    assert shorten(text, limit) == expected

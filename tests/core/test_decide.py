@@ -1,0 +1,144 @@
+"""The feed decision: each kind of response, with the whole intent compared, so a field set
+wrongly on any branch shows up."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+
+from bot.core.decide import FeedIntent, FeedState, FeedStatus, FetchResult, PollKind, decide
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+HOUR = 3600.0
+BODY = b"<rss><channel><title>x</title></channel></rss>"
+BODY_HASH = hashlib.sha256(BODY).hexdigest()
+
+
+def state(**changes: object) -> FeedState:
+    values: dict[str, object] = {
+        "id": 7,
+        "slug": "quillon",
+        "url": "https://quillon.example/feed/",
+        "title": "Quillon",
+        "etag": '"v1"',
+        "last_modified": "Mon, 30 Nov 2026 10:00:00 GMT",
+        "trusted": False,
+        "body_hash": BODY_HASH,
+        "baseline_done": True,
+        "error_count": 0,
+    }
+    values.update(changes)
+    return FeedState(**values)  # type: ignore[arg-type]
+
+
+def ok(body: bytes = BODY, **headers: str) -> FetchResult:
+    return FetchResult(200, "https://quillon.example/feed/", body=body, headers=headers)
+
+
+def test_304_keeps_the_validators_and_takes_a_new_etag() -> None:
+    intent = decide(state(), FetchResult(304, "u"), NOW, HOUR)
+    assert intent == FeedIntent(
+        PollKind.NOT_MODIFIED,
+        FeedStatus.OK,
+        NOW,
+        NOW + timedelta(hours=1),
+        etag='"v1"',
+        last_modified="Mon, 30 Nov 2026 10:00:00 GMT",
+    )
+    assert intent.quiet
+    fresh = decide(state(), FetchResult(304, "u", headers={"etag": '"v2"'}), NOW, HOUR)
+    assert (fresh.etag, fresh.validators_changed) == ('"v2"', True)
+
+
+def test_410_retires_the_feed_keeping_its_error_count() -> None:
+    intent = decide(state(error_count=2), FetchResult(410, "u"), NOW, HOUR)
+    assert intent == FeedIntent(
+        PollKind.GONE,
+        FeedStatus.GONE,
+        NOW,
+        NOW + timedelta(hours=1),
+        error="HTTP 410 Gone: feed disabled",
+        error_count=2,
+        etag='"v1"',
+        last_modified="Mon, 30 Nov 2026 10:00:00 GMT",
+    )
+    assert not intent.quiet
+
+
+def test_other_statuses_back_off_and_honour_retry_after() -> None:
+    intent = decide(state(error_count=1), FetchResult(503, "u", retry_after=30_000), NOW, HOUR)
+    assert intent == FeedIntent(
+        PollKind.ERROR,
+        FeedStatus.ERROR,
+        NOW,
+        NOW + timedelta(seconds=30_000),
+        error="HTTP 503",
+        error_count=2,
+        etag='"v1"',
+        last_modified="Mon, 30 Nov 2026 10:00:00 GMT",
+    )
+    backoff = decide(state(error_count=1), FetchResult(500, "u"), NOW, HOUR)
+    assert backoff.next_check_at == NOW + timedelta(hours=4)
+
+
+def test_a_transport_error_is_an_error_with_its_reason_cut() -> None:
+    intent = decide(state(), "timed out " * 200, NOW, HOUR)
+    assert intent.kind is PollKind.ERROR and intent.status is FeedStatus.ERROR
+    assert intent.error == ("timed out " * 200)[:1000] and intent.error_count == 1
+    assert intent.next_check_at == NOW + timedelta(hours=2)
+
+
+def test_an_identical_body_is_a_quiet_unchanged_poll() -> None:
+    headers = {"etag": '"v1"', "last-modified": "Mon, 30 Nov 2026 10:00:00 GMT"}
+    intent = decide(state(), ok(**headers), NOW, HOUR)
+    assert intent == FeedIntent(
+        PollKind.UNCHANGED,
+        FeedStatus.OK,
+        NOW,
+        NOW + timedelta(hours=1),
+        etag='"v1"',
+        last_modified="Mon, 30 Nov 2026 10:00:00 GMT",
+        validators_changed=False,
+    )
+    assert intent.quiet
+    assert decide(state(), ok(etag='"v9"'), NOW, HOUR).validators_changed
+
+
+def test_a_new_body_is_parsed() -> None:
+    body = BODY + b" "
+    intent = decide(state(), ok(body, etag='"v2"'), NOW, HOUR)
+    assert intent == FeedIntent(
+        PollKind.CHANGED,
+        FeedStatus.OK,
+        NOW,
+        NOW + timedelta(hours=1),
+        etag='"v2"',
+        last_modified=None,
+        validators_changed=True,
+        new_url=None,
+        body_hash=hashlib.sha256(body).hexdigest(),
+        parse=True,
+    )
+
+
+def test_the_first_poll_is_a_baseline_even_with_a_known_body() -> None:
+    intent = decide(state(baseline_done=False), ok(), NOW, HOUR)
+    assert (intent.kind, intent.parse, intent.body_hash) == (PollKind.BASELINE, True, BODY_HASH)
+
+
+def test_a_permanent_redirect_moves_the_feed_even_with_the_same_body() -> None:
+    moved = FetchResult(
+        200, "https://new.example/feed/", moved_to="https://new.example/feed/", body=BODY
+    )
+    intent = decide(state(), moved, NOW, HOUR)
+    assert (intent.kind, intent.new_url, intent.parse) == (
+        PollKind.CHANGED,
+        "https://new.example/feed/",
+        True,
+    )
+
+
+def test_validators_are_read_from_lower_case_headers() -> None:
+    result = ok(etag='"e"', **{"last-modified": "Tue, 01 Dec 2026 00:00:00 GMT"})
+    assert (result.etag, result.last_modified) == ('"e"', "Tue, 01 Dec 2026 00:00:00 GMT")
+    assert state().validators == ('"v1"', "Mon, 30 Nov 2026 10:00:00 GMT")

@@ -1,0 +1,70 @@
+"""Feed URLs shown without their secrets, and the one check of what may be fetched."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.urls import redact_urls, shown_url, url_problem
+
+SECRET = "https://deploy:s3cret@feeds.example:8443/private/feed.xml?token=abc#top"
+
+
+def test_a_chat_sees_neither_credentials_nor_query() -> None:
+    assert shown_url(SECRET) == "https://feeds.example:8443/private/feed.xml?…#top"
+
+
+def test_an_operator_sees_the_query_but_not_the_credentials() -> None:
+    assert shown_url(SECRET, operator=True) == (
+        "https://feeds.example:8443/private/feed.xml?token=abc#top"
+    )
+
+
+def test_a_url_without_port_or_query_is_shown_as_it_is() -> None:
+    assert shown_url("https://blog.example/feed/") == "https://blog.example/feed/"
+    assert shown_url("https://blog.example/feed/", operator=True) == "https://blog.example/feed/"
+
+
+def test_ipv6_hosts_keep_their_brackets() -> None:
+    assert shown_url("http://u:p@[2001:db8::1]:8080/feed") == "http://[2001:db8::1]:8080/feed"
+    assert shown_url("http://[2001:db8::1]/feed") == "http://[2001:db8::1]/feed"
+
+
+def test_a_url_without_host_stays_without_one() -> None:
+    assert shown_url("file:///etc/passwd") == "file:///etc/passwd"
+
+
+def test_an_unparsable_url_is_redacted_by_pattern() -> None:
+    broken = "https://user:pw@host.example:99999/feed?key=1"
+    assert shown_url(broken) == "https://…@host.example:99999/feed?…"
+    assert shown_url(broken, operator=True) == "https://host.example:99999/feed?key=1"
+
+
+def test_log_lines_lose_credentials_and_queries_of_every_url() -> None:
+    line = (
+        "fetch https://bot:hunter2@a.example/feed?token=1 failed, "
+        "then HTTP://b.example/x?sig=2&u=3 and https://c.example/plain"
+    )
+    assert redact_urls(line) == (
+        "fetch https://…@a.example/feed?… failed, then HTTP://b.example/x?… and https://c.example/plain"
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("https://blog.example/feed", None),
+        ("HTTP://blog.example/feed", None),
+        ("ftp://blog.example/feed", "only http and https URLs are fetched, not 'ftp'"),
+        ("blog.example/feed", "only http and https URLs are fetched, not 'none'"),
+        ("https:///feed", "the URL has no host name"),
+        ("https://blog.example:99999/feed", "invalid URL: Port out of range 0-65535"),
+    ],
+)
+def test_url_problem_names_the_reason(url: str, problem: str | None) -> None:
+    assert url_problem(url) == problem
+
+
+def test_url_problem_messages_are_bounded() -> None:
+    problem = url_problem("http://host.example:" + "9x" * 300 + "/feed")
+    assert problem is not None and problem.startswith("invalid URL: Port could not be cast")
+    assert len(problem) == 300

@@ -50,10 +50,13 @@ def equivalents() -> set[str]:
     return names
 
 
-def scores(files: list[str]) -> tuple[dict[str, Score], list[str]]:
+def scores(files: list[str]) -> tuple[dict[str, Score], list[str], list[str]]:
+    """Per-file scores, the surviving mutants, and problems with the equivalents list."""
     skip = equivalents()
     table: dict[str, Score] = {}
     survivors: list[str] = []
+    problems: list[str] = []
+    seen: set[str] = set()
     for meta in sorted(META.glob("*.py.meta")):
         source = f"bot/core/{meta.name.removesuffix('.meta')}"
         if files and source not in files:
@@ -61,15 +64,20 @@ def scores(files: list[str]) -> tuple[dict[str, Score], list[str]]:
         verdicts = json.loads(meta.read_text())["exit_code_by_key"]
         score = table.setdefault(source, Score())
         for name, code in verdicts.items():
+            seen.add(name)
             if name in skip:
                 score.equivalent += 1
+                if status_of(code) in KILLED:  # the code changed and the name moved on
+                    problems.append(f"{name} is listed as equivalent but a test kills it")
                 continue
             score.counted += 1
             if status_of(code) in KILLED:
                 score.killed += 1
             else:  # survived, no tests, not checked, suspicious
                 survivors.append(name)
-    return {k: v for k, v in table.items() if v.counted or v.equivalent}, survivors
+    if not files:
+        problems += [f"{name} is listed as equivalent but no longer exists" for name in skip - seen]
+    return {k: v for k, v in table.items() if v.counted or v.equivalent}, survivors, problems
 
 
 def status_of(code: int | None) -> str:
@@ -78,7 +86,7 @@ def status_of(code: int | None) -> str:
     return str(status_by_exit_code[code])
 
 
-def report(table: dict[str, Score], survivors: list[str]) -> bool:
+def report(table: dict[str, Score], survivors: list[str], problems: list[str]) -> bool:
     total = Score()
     print(f"{'file':28} {'killed':>7} {'of':>5} {'equiv.':>6} {'score':>7}")
     passed = True
@@ -102,7 +110,11 @@ def report(table: dict[str, Score], survivors: list[str]) -> bool:
         print(f"\n{len(survivors)} surviving (see one with `.venv/bin/mutmut show NAME`):")
         for name in survivors:
             print(f"  {name}")
-    return passed
+    if problems:
+        print(f"\n{EQUIVALENTS.name} is out of date:")
+        for problem in problems:
+            print(f"  {problem}")
+    return passed and not problems
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,7 +26,7 @@ from bot.core.xmlsafe import install_feed_parser
 install_feed_parser()
 
 # Headers feedparser reads to pick the encoding and resolve relative links; it wants them lowercase.
-_USEFUL_HEADERS = ("content-type", "content-location", "content-language", "content-encoding")
+_USEFUL_HEADERS = ("content-type", "content-location", "content-language")
 MAX_TITLE_CHARS = 1000
 MAX_TEXT_CHARS = 100_000
 # html2text is pure Python and slow on huge inputs (a hostile item of 1 MB of entity references
@@ -54,7 +54,6 @@ def read_feed(body: bytes, headers: Mapping[str, str] | None = None) -> RawFeed:
     """
     lowered = {k.lower(): v for k, v in (headers or {}).items()}
     response_headers = {k: lowered[k] for k in _USEFUL_HEADERS if k in lowered}
-    response_headers.pop("content-encoding", None)  # the fetcher already decoded the body
     parsed = feedparser.parse(
         io.BytesIO(body),
         response_headers=response_headers,
@@ -66,7 +65,7 @@ def read_feed(body: bytes, headers: Mapping[str, str] | None = None) -> RawFeed:
         reason = parsed.get("bozo_exception")
         detail = f": {type(reason).__name__}: {reason}" if reason else ""
         raise NotAFeed(f"not a feed{detail}"[:300])
-    feed_meta = parsed.get("feed", {})
+    feed_meta = parsed["feed"]  # feedparser always sets it
     raw: list[RawEntry] = []
     seen: set[str] = set()
     for position, entry in enumerate(entries[:MAX_ITEMS]):
@@ -159,7 +158,7 @@ def safe_link(value: object) -> str | None:
     if not value:
         return None
     link = "".join(
-        quote(ch, safe="") if unicodedata.category(ch) == "Cf" else ch for ch in str(value).strip()
+        quote(ch) if unicodedata.category(ch) == "Cf" else ch for ch in str(value).strip()
     )
     if url_problem(link) is not None:
         return None

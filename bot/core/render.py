@@ -118,4 +118,5 @@ def esc(value: str) -> str:
 
 
 def esc_attr(value: str) -> str:
-    return html.escape(_SURROGATE.sub("\ufffd", value), quote=True)
+    """Escape an attribute value: quotes too."""
+    return html.escape(_SURROGATE.sub("\ufffd", value))

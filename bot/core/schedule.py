@@ -16,9 +16,8 @@ def next_check(
 ) -> datetime:
     """Interval when healthy; interval·2^errors (≤ 24 h) after errors; never before Retry-After."""
     delay = timedelta(seconds=interval_seconds)
-    if consecutive_errors > 0:
-        factor = 2 ** min(consecutive_errors, 20)
-        delay = min(delay * factor, max(MAX_BACKOFF, delay))
+    factor: int = 2 ** min(consecutive_errors, 20)  # 1 when healthy; capped: stays small
+    delay = min(delay * factor, max(MAX_BACKOFF, delay))
     if retry_after_seconds is not None:
         delay = max(delay, timedelta(seconds=min(retry_after_seconds, MAX_BACKOFF.total_seconds())))
     return now + delay

@@ -60,7 +60,7 @@ def clean_inline(value: str) -> str:
 
 def html_to_text(html: str) -> str:
     """Render HTML as plain readable text: paragraphs kept, images and link targets dropped."""
-    if not html or not html.strip():
+    if not html.strip():
         return ""
     converter = _Converter()
     converter.body_width = 0
@@ -69,7 +69,6 @@ def html_to_text(html: str) -> str:
     converter.ignore_emphasis = True
     converter.ignore_tables = True
     converter.unicode_snob = True
-    converter.single_line_break = False
     try:
         markdown = converter.handle(html)
     except Exception:  # html2text can choke on pathological markup; fall back to tag stripping
@@ -129,7 +128,7 @@ def shorten(text: str, limit: int, ellipsis: str = "…") -> str:
     window = text[: max(limit - len(ellipsis) - 1, 1)]
     sentence_cut = max(window.rfind(". "), window.rfind("! "), window.rfind("? "))
     if sentence_cut >= limit // 2:
-        return window[: sentence_cut + 1].rstrip() + " " + ellipsis
+        return window[: sentence_cut + 1] + " " + ellipsis
     word_cut = window.rfind(" ")
     if word_cut >= limit // 2:
         window = window[:word_cut]

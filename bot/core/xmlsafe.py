@@ -32,6 +32,8 @@ class FeedSaxParser(DefusedExpatParser):
     def reset(self) -> None:
         super().reset()
         expat = self._parser  # type: ignore[attr-defined]  # set by reset(); expat reports here
+        # Replace defusedxml's handlers, which raise its own exceptions (feedparser would crash
+        # instead of falling back), not just add ours.
         expat.EntityDeclHandler = self._refuse
         expat.UnparsedEntityDeclHandler = self._refuse
         expat.ExternalEntityRefHandler = self._skip

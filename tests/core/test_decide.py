@@ -142,3 +142,15 @@ def test_validators_are_read_from_lower_case_headers() -> None:
     result = ok(etag='"e"', **{"last-modified": "Tue, 01 Dec 2026 00:00:00 GMT"})
     assert (result.etag, result.last_modified) == ('"e"', "Tue, 01 Dec 2026 00:00:00 GMT")
     assert state().validators == ('"v1"', "Mon, 30 Nov 2026 10:00:00 GMT")
+
+
+def test_the_response_validators_are_kept_on_unchanged_and_changed_polls() -> None:
+    modified = "Tue, 01 Dec 2026 00:00:00 GMT"
+    same = decide(state(), ok(**{"last-modified": modified}), NOW, HOUR)
+    assert (same.kind, same.last_modified, same.validators_changed) == (
+        PollKind.UNCHANGED,
+        modified,
+        True,
+    )
+    changed = decide(state(), ok(BODY + b"\n", **{"last-modified": modified}), NOW, HOUR)
+    assert (changed.kind, changed.last_modified) == (PollKind.CHANGED, modified)

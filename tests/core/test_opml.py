@@ -90,3 +90,8 @@ def test_rendered_opml_reads_back_and_has_the_standard_shape() -> None:
         b"</opml>\n"
     )
     assert parse_opml(document) == feeds
+
+
+def test_only_outline_elements_count() -> None:
+    doc = b'<opml><body><link xmlUrl="https://a.example/f"/><outline xmlUrl="https://b.example/f"/>'
+    assert parse_opml(doc + b"</body></opml>") == [OpmlFeed(title="", url="https://b.example/f")]

@@ -74,3 +74,16 @@ def test_a_long_line_never_splits_an_astral_character() -> None:
 def test_blank_parts_are_dropped() -> None:
     assert split_message("aaaa\n   \n\n    \nbbbb", 4) == ["aaaa", "bbbb"]
     assert split_message("aaaa\n" + " " * 8, 4) == ["aaaa"]
+
+
+def test_a_line_of_exactly_the_limit_keeps_its_markup() -> None:
+    assert split_message("<b>aaaa</b>\nbb", 4) == ["<b>aaaa</b>", "bb"]
+
+
+def test_quotes_in_a_cut_line_stay_as_typed() -> None:
+    assert split_message('say "hi" now', 5) == ['say "', 'hi" n', "ow"]
+
+
+def test_only_characters_beyond_the_basic_plane_count_two() -> None:
+    assert split_message("\uffff" * 4, 2) == ["\uffff\uffff", "\uffff\uffff"]
+    assert split_message("\U00010000" * 2, 2) == ["\U00010000", "\U00010000"]

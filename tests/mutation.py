@@ -9,6 +9,7 @@ A mutant that no core test runs counts as surviving.
     python -m tests.mutation               # every file; exit 1 below the thresholds
     python -m tests.mutation --report      # score the last run again without re-running
     python -m tests.mutation bot/core/text.py bot/core/render.py   # only these files
+    python -m tests.mutation --changed HEAD~3   # only bot/core files changed since that commit
 """
 
 from __future__ import annotations
@@ -117,13 +118,32 @@ def report(table: dict[str, Score], survivors: list[str], problems: list[str]) -
     return passed and not problems
 
 
+def changed_core_files(ref: str) -> list[str]:
+    """Python files under bot/core that differ between `ref` and the work tree (still present)."""
+    listed = subprocess.run(
+        ["git", "diff", "--name-only", ref, "--", "bot/core"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return sorted(f for f in listed if f.endswith(".py") and (ROOT / f).exists())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", help="only these bot/core files")
     parser.add_argument("--report", action="store_true", help="score the last run only")
     parser.add_argument("--jobs", type=int, default=2, help="mutmut's parallel children")
+    parser.add_argument("--changed", metavar="REF", help="only bot/core files changed since REF")
     args = parser.parse_args(argv)
     files = [str(Path(f)) for f in args.files]
+    if args.changed:
+        files = changed_core_files(args.changed)
+        if not files:
+            print(f"no bot/core file changed since {args.changed}: nothing to mutate")
+            return 0
+        print(f"mutating the bot/core files changed since {args.changed}: {', '.join(files)}")
     if not args.report:
         shutil.rmtree(ROOT / "mutants", ignore_errors=True)  # no stale verdicts
         command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs)]

@@ -17,9 +17,10 @@ from telegram.error import TelegramError
 from bot import __version__
 from bot.clock import utcnow
 from bot.config import Settings, SettingsError, load_settings
+from bot.core.entries import NotAFeed
 from bot.core.model import Change, ChangeKind, FeedInfo
 from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
-from bot.core.parse import NotAFeed, parse_feed
+from bot.core.parse import parse_feed
 from bot.core.render import render_change, to_plain
 from bot.db import store
 from bot.db.engine import transaction

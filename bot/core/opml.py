@@ -8,8 +8,8 @@ from datetime import datetime
 from email.utils import format_datetime
 
 from bot.core.lang import N_, UserError
-from bot.core.parse import safe_link
 from bot.core.text import clean_inline
+from bot.core.urls import safe_link
 from bot.core.xmlsafe import REFUSED, parse_xml
 
 

@@ -7,38 +7,29 @@ URL it would open local files or fetch over the network by itself (no timeout, n
 from __future__ import annotations
 
 import calendar
-import hashlib
 import io
 import time
-import unicodedata
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote
 
 import feedparser
 
+from bot.core.entries import MAX_ITEMS, MAX_TITLE_CHARS, NotAFeed, item_key, raw_entry
+from bot.core.jsonfeed import looks_like_json, read_json_feed
 from bot.core.model import ParsedFeed, ParsedItem, RawEntry, RawFeed, StoredItem
 from bot.core.text import FINGERPRINT_VERSION, clean_inline, fingerprint, html_to_text
-from bot.core.urls import url_problem
+from bot.core.urls import safe_link
 from bot.core.xmlsafe import install_feed_parser
 
 install_feed_parser()
 
 # Headers feedparser reads to pick the encoding and resolve relative links; it wants them lowercase.
 _USEFUL_HEADERS = ("content-type", "content-location", "content-language")
-MAX_TITLE_CHARS = 1000
 MAX_TEXT_CHARS = 100_000
 # html2text is pure Python and slow on huge inputs (a hostile item of 1 MB of entity references
 # took a second); no real post needs more markup than this to yield MAX_TEXT_CHARS of text.
 MAX_HTML_CHARS = 400_000
-# Real feeds carry 10-50 items; a document with thousands is hostile or broken. Only the first
-# (newest) ones are read, which bounds the time and memory one poll can take.
-MAX_ITEMS = 1000
-
-
-class NotAFeed(ValueError):
-    """The body parsed into nothing feed-like (an HTML error page, JSON, garbage)."""
 
 
 def parse_feed(body: bytes, headers: Mapping[str, str] | None = None) -> ParsedFeed:
@@ -47,12 +38,15 @@ def parse_feed(body: bytes, headers: Mapping[str, str] | None = None) -> ParsedF
 
 
 def read_feed(body: bytes, headers: Mapping[str, str] | None = None) -> RawFeed:
-    """feedparser's pass: entries with keys and raw HTML, no text extraction yet.
+    """The first pass: entries with keys and raw HTML, no text extraction yet. JSON Feed is read
+    by `jsonfeed.py`, RSS and Atom by feedparser.
 
     feedparser's HTML sanitizer and relative-URI resolver are off: Feedwatch never shows feed
     HTML (only html2text's text, escaped), and the two passes cost ~85% of parsing time.
     """
     lowered = {k.lower(): v for k, v in (headers or {}).items()}
+    if looks_like_json(body, lowered.get("content-type")):
+        return read_json_feed(body)
     response_headers = {k: lowered[k] for k in _USEFUL_HEADERS if k in lowered}
     parsed = feedparser.parse(
         io.BytesIO(body),
@@ -124,47 +118,17 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
 def read_entry(entry: Mapping[str, Any], position: int) -> RawEntry:
     """Reduce one feedparser entry to the fields Feedwatch stores and shows."""
     title = _title(entry)
-    html = _content_html(entry)
     published = _published(entry)
-    return RawEntry(
-        key=item_key(entry, title, published),
+    return raw_entry(
+        key=item_key((entry.get("id"), entry.get("link")), title, published),
         title=title,
         link=safe_link(entry.get("link")),
-        author=clean_inline(str(entry.get("author") or ""))[:200] or None,
+        author=entry.get("author"),
         published=published,
-        categories=_categories(entry),
-        html=html,
-        content_hash=hashlib.sha256(html.encode("utf-8", "surrogatepass")).hexdigest(),
+        terms=(tag.get("term") for tag in entry.get("tags") or []),
+        html=_content_html(entry),
         position=position,
     )
-
-
-def item_key(entry: Mapping[str, Any], title: str, published: datetime | None) -> str:
-    """GUID/id first, then the link, then a hash of title and date: stable across polls."""
-    for candidate in (entry.get("id"), entry.get("link")):
-        if candidate and str(candidate).strip():
-            return str(candidate).strip()[:1000]
-    stamp = published.isoformat() if published else ""
-    digest = hashlib.sha256(f"{title}\x1f{stamp}".encode()).hexdigest()
-    return f"sha256:{digest}"
-
-
-def safe_link(value: object) -> str | None:
-    """Only absolute http(s) links are kept: `javascript:` and friends never reach a message.
-
-    Invisible format characters (bidi overrides, zero-width spaces) are percent-encoded, so
-    `…/\u202egpj.exe` cannot display as a harmless `…/exe.jpg`.
-    """
-    if not value:
-        return None
-    link = "".join(
-        quote(ch) if unicodedata.category(ch) == "Cf" else ch for ch in str(value).strip()
-    )
-    if url_problem(link) is not None:
-        return None
-    if any(ch.isspace() or ord(ch) < 32 for ch in link) or len(link) > 2000:
-        return None
-    return link
 
 
 def _title(entry: Mapping[str, Any]) -> str:
@@ -194,12 +158,3 @@ def _published(entry: Mapping[str, Any]) -> datetime | None:
             except (OverflowError, ValueError, OSError):
                 continue
     return None
-
-
-def _categories(entry: Mapping[str, Any]) -> tuple[str, ...]:
-    names: dict[str, str] = {}
-    for tag in entry.get("tags") or []:
-        term = clean_inline(str(tag.get("term") or ""))[:100]
-        if term and term.casefold() not in names:
-            names[term.casefold()] = term
-    return tuple(names.values())[:50]

@@ -8,7 +8,8 @@ query; logs see neither.
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit, urlunsplit
+import unicodedata
+from urllib.parse import quote, urlsplit, urlunsplit
 
 HIDDEN = "…"
 _USERINFO = re.compile(r"(?i)\b(https?://)[^/\s@?#]+@")
@@ -49,3 +50,21 @@ def url_problem(url: str) -> str | None:
     if not parts.hostname:
         return "the URL has no host name"
     return None
+
+
+def safe_link(value: object) -> str | None:
+    """Only absolute http(s) links are kept: `javascript:` and friends never reach a message.
+
+    Invisible format characters (bidi overrides, zero-width spaces) are percent-encoded, so
+    `…/\u202egpj.exe` cannot display as a harmless `…/exe.jpg`.
+    """
+    if not value:
+        return None
+    link = "".join(
+        quote(ch) if unicodedata.category(ch) == "Cf" else ch for ch in str(value).strip()
+    )
+    if url_problem(link) is not None:
+        return None
+    if any(ch.isspace() or ord(ch) < 32 for ch in link) or len(link) > 2000:
+        return None
+    return link

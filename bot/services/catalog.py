@@ -12,8 +12,9 @@ from urllib.parse import urlsplit
 from sqlmodel import Session
 
 from bot.core.decide import FetchResult
+from bot.core.entries import NotAFeed
 from bot.core.model import RawFeed
-from bot.core.parse import NotAFeed, read_feed
+from bot.core.parse import read_feed
 from bot.core.urls import shown_url, url_problem
 from bot.db import store
 from bot.db.engine import transaction

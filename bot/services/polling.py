@@ -23,8 +23,9 @@ from bot.clock import Clock, utcnow
 from bot.config import Settings
 from bot.core.decide import FeedIntent, FeedState, FetchResult, PollKind, decide, failed
 from bot.core.detect import detect
+from bot.core.entries import NotAFeed
 from bot.core.model import Change, ChangeKind, FeedInfo, RawFeed
-from bot.core.parse import NotAFeed, finish_feed, read_feed
+from bot.core.parse import finish_feed, read_feed
 from bot.core.schedule import next_check
 from bot.core.text import FINGERPRINT_VERSION
 from bot.db import store

@@ -4,7 +4,8 @@
 The expected files pin keys, titles, links, authors, dates, categories, the visible text and its
 fingerprint, with the fingerprint version they were made under, so a parser or html2text change
 that would alter them shows up here. `ghost-rendering.rss` holds the cases the fingerprint is
-most fragile on: entities, tables, lists, headings, CRLF inside content, Chinese and Japanese.
+most fragile on: entities, tables, lists, headings, CRLF inside content, Chinese and Japanese;
+`*.feed.json` are JSON Feeds.
 
 A fingerprint that changes form without a new `FINGERPRINT_VERSION` would announce every stored
 post as edited after an upgrade, so: after a deliberate change, bump `_ALGORITHM` in
@@ -24,11 +25,14 @@ from bot.core.parse import parse_feed
 from bot.core.text import FINGERPRINT_VERSION
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-FIXTURES = sorted(p for p in DATA.iterdir() if p.suffix in (".rss", ".atom"))
+FIXTURES = sorted(
+    p for p in DATA.iterdir() if p.suffix in (".rss", ".atom") or p.name.endswith(".feed.json")
+)
 
 
 def produced(path: Path) -> dict[str, object]:
-    feed = parse_feed(path.read_bytes())
+    headers = {"Content-Type": "application/feed+json"} if path.suffix == ".json" else None
+    feed = parse_feed(path.read_bytes(), headers)
     return {
         "fingerprint_version": FINGERPRINT_VERSION,
         "title": feed.title,
@@ -65,5 +69,5 @@ def test_fixture_feed_produces_its_golden_items(path: Path) -> None:
 
 
 def test_there_are_golden_fixtures() -> None:
-    assert len(FIXTURES) >= 4
+    assert len(FIXTURES) >= 5
     assert all(p.with_name(p.name + ".json").exists() for p in FIXTURES)

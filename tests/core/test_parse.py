@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.parse import NotAFeed, parse_feed, safe_link
+from bot.core.entries import NotAFeed
+from bot.core.parse import parse_feed, safe_link
 from tests.fixtures import blog
 
 

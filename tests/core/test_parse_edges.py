@@ -9,9 +9,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.core.entries import NotAFeed
 from bot.core.model import StoredItem
-from bot.core.parse import NotAFeed, finish_feed, parse_feed, read_entry, read_feed, safe_link
+from bot.core.parse import finish_feed, parse_feed, read_entry, read_feed
 from bot.core.text import FINGERPRINT_VERSION
+from bot.core.urls import safe_link
 
 CYRILLIC = (
     '<?xml version="1.0"?><rss version="2.0"><channel><title>Привет</title>'

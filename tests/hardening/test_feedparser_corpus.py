@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from bot.core.detect import detect
+from bot.core.entries import NotAFeed
 from bot.core.model import FeedInfo
-from bot.core.parse import NotAFeed, parse_feed
+from bot.core.parse import parse_feed
 from bot.core.render import render_change
 from tests.conftest import IN_CI
 from tests.corpus import corpus_dir

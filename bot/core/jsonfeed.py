@@ -35,7 +35,7 @@ def read_json_feed(body: bytes) -> RawFeed:
     try:
         document = json.loads(body.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise NotAFeed(f"not valid JSON: {exc}"[:300]) from None
+        raise NotAFeed(f"not valid JSON: {exc}") from None  # json's messages are short
     if not isinstance(document, dict):
         raise NotAFeed("not a JSON Feed: the document is not an object")
     version = document.get("version")

@@ -3,13 +3,16 @@ tests/data/microblog-1.1.feed.json pins a whole feed)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
 
 from bot.core.entries import MAX_ITEMS, NotAFeed
-from bot.core.jsonfeed import looks_like_json, read_json_feed
+from bot.core.jsonfeed import looks_like_json, read_item, read_json_feed
 from bot.core.model import RawEntry
 from bot.core.parse import parse_feed
 
@@ -35,6 +38,7 @@ def one(item: dict[str, object], **top: object) -> RawEntry:
         (b"<rss/>", "application/rss+xml", False),
         (b"[1, 2]", None, False),
         (b"<?xml?><rss/>", None, False),
+        (b"X{", None, False),
     ],
 )
 def test_json_is_recognised_by_media_type_or_first_character(
@@ -76,6 +80,8 @@ def test_a_json_body_goes_to_the_json_reader_through_parse_feed() -> None:
     assert [(i.key, i.text) for i in parsed.items] == [("1", "Hello.")]
     with pytest.raises(NotAFeed, match=r"^not a JSON Feed"):
         parse_feed(b'{"some": "api"}', {"Content-Type": "application/json"})
+    with pytest.raises(NotAFeed, match=r"^not valid JSON: Expecting value"):  # the header decides
+        parse_feed(b"<html>Server error</html>", {"content-type": "application/json"})
 
 
 def test_feed_fields() -> None:
@@ -104,8 +110,13 @@ def test_keys_come_from_the_id_then_the_url() -> None:
     assert one({"id": 42}).key == "42"  # 1.0 feeds used numbers
     assert one({"id": True, "url": "https://ines.example/p"}).key == "https://ines.example/p"
     assert one({"id": " ", "url": "https://ines.example/p"}).key == "https://ines.example/p"
-    untitled = one({"id": None, "title": "T"})
-    assert untitled.key.startswith("sha256:")
+    dated = one({"id": None, "title": "T", "date_published": "2026-11-20T09:00:00Z"})
+    stamp = "2026-11-20T09:00:00+00:00"
+    assert dated.key == "sha256:" + hashlib.sha256(f"T\x1f{stamp}".encode()).hexdigest()
+
+
+def test_an_item_read_alone_has_no_author() -> None:
+    assert read_item({"id": "x"}, 0).author is None
 
 
 def test_links_prefer_url_then_external_url_and_must_be_web_links() -> None:
@@ -135,7 +146,24 @@ def test_authors_come_from_the_item_then_the_feed_in_both_versions() -> None:
     assert one({"authors": "nobody"}).author is None
 
 
+@pytest.fixture
+def far_from_utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The machine's own zone must not leak into dates (CI runs in UTC, people do not)."""
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("far_from_utc")
 def test_dates_are_rfc_3339_in_utc_published_first() -> None:
+    assert one({"date_published": "2026-11-20T09:00:00"}).published.isoformat() == (  # type: ignore[union-attr]
+        "2026-11-20T09:00:00+00:00"
+    )
+    assert one({"date_published": "2026-11-20T14:30:00+05:30"}).published.isoformat() == (  # type: ignore[union-attr]
+        "2026-11-20T09:00:00+00:00"
+    )
     assert one({"date_published": "2026-11-28T18:04:11+05:30"}).published == datetime(
         2026, 11, 28, 12, 34, 11, tzinfo=UTC
     )

@@ -147,6 +147,7 @@ class Audience:
     keywords: KeywordFilter = KeywordFilter()
     edits: bool = True
     preview: bool = False
+    silent: bool = False  # sent without a notification sound
     thread_id: int | None = None
     digest: bool = False
     language: str | None = None  # the chat's; None is English

@@ -126,6 +126,7 @@ class Subscription(SQLModel, table=True):
     without_keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
     edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
     preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     digest: str | None = Field(default=None, max_length=16, description="hourly or daily")
     digest_at: str | None = Field(default=None, max_length=5, description="HH:MM, daily only")
@@ -145,7 +146,10 @@ class Delivery(SQLModel, table=True):
     kind: str = Field(max_length=16)
     text: str = Field(sa_column=Column(Text, nullable=False))
     preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    # Telegram's id for the sent message: an edit of the same item replies to it.
+    message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     status: str = Field(default=DeliveryStatus.PENDING, max_length=16)
     attempts: int = 0
     last_error: str | None = Field(default=None, max_length=1000)

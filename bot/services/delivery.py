@@ -8,6 +8,9 @@ Error policy, by PTB exception (specific ones first: BadRequest and TimedOut are
 - Forbidden: the bot was blocked or removed: deactivate the chat, cancel its pending messages;
 - BadRequest about entities: resend once as plain text; any other BadRequest: failed;
 - TimedOut / NetworkError / 5xx: retry with backoff, failed after `delivery_max_attempts`.
+
+Telegram's message id is stored with each sent message, so an "Updated:" message replies to the
+chat's original message about the item (and is sent anyway if that message was deleted).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 from sqlmodel import Session
-from telegram import LinkPreviewOptions
+from telegram import LinkPreviewOptions, ReplyParameters
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
 from telegram.ext import ExtBot
@@ -198,19 +201,23 @@ class Sender:
         self.max_attempts = max_attempts
         self.retry_base = retry_base
         self.clock = clock
-        # Sent, but the database refused to record it: never sent again, only marked again.
-        self.unmarked: set[int] = set()
+        # Sent, but the database refused to record it: never sent again, only marked again
+        # (delivery id → Telegram's message id).
+        self.unmarked: dict[int, int | None] = {}
 
     async def send(self, delivery: Delivery, *, plain: bool = False) -> Sent:
         """One attempt at one message."""
         assert delivery.id is not None
+        reply_to = await self._original(delivery)
         try:
-            await self.bot.send_message(
+            message = await self.bot.send_message(
                 chat_id=delivery.chat_id,
                 text=to_plain(delivery.text) if plain else delivery.text,
                 parse_mode=None if plain else ParseMode.HTML,
                 link_preview_options=LinkPreviewOptions(is_disabled=not delivery.preview),
                 message_thread_id=delivery.thread_id,
+                disable_notification=delivery.silent,
+                reply_parameters=reply_to,
                 rate_limit_args=NO_RETRY,
             )
         except RetryAfter as exc:
@@ -264,14 +271,29 @@ class Sender:
                 )
             )
             return Sent.NEXT if give_up else Sent.STOP
-        return await self.record_sent(delivery)
+        return await self.record_sent(delivery, message.message_id)
 
-    async def record_sent(self, delivery: Delivery) -> Sent:
+    async def _original(self, delivery: Delivery) -> ReplyParameters | None:
+        """For an edit: the chat's first message about the item, replied to if still there."""
+        if delivery.kind != "edited":
+            return None
+        chat_id, item_id = delivery.chat_id, delivery.item_id
+        found = await self._db(
+            lambda s: store.original_message_id(s, chat_id=chat_id, item_id=item_id)
+        )
+        if found is None:
+            return None
+        return ReplyParameters(message_id=found, allow_sending_without_reply=True)
+
+    async def record_sent(self, delivery: Delivery, message_id: int | None = None) -> Sent:
         """Mark a message Telegram accepted. If the database refuses, remember it here and leave
         the chat: it is not sent again, only marked once the database answers."""
         assert delivery.id is not None
+        message_id = self.unmarked.get(delivery.id, message_id)
         try:
-            pending = await asyncio.to_thread(self._mark_sent, delivery.id, self.clock())
+            pending = await asyncio.to_thread(
+                self._mark_sent, delivery.id, self.clock(), message_id
+            )
         except Exception as exc:
             if delivery.id not in self.unmarked:
                 log.error(
@@ -281,16 +303,18 @@ class Sender:
                     delivery.chat_id,
                     str(exc).splitlines()[0][:200],
                 )
-            self.unmarked.add(delivery.id)
+            self.unmarked[delivery.id] = message_id
             return Sent.STOP
-        self.unmarked.discard(delivery.id)
+        self.unmarked.pop(delivery.id, None)
         if not pending:  # cancelled while in flight (/pause, /unsubscribe): send no more
             return Sent.STOP
         return Sent.SENT
 
-    def _mark_sent(self, delivery_id: int, now: datetime) -> bool:
+    def _mark_sent(self, delivery_id: int, now: datetime, message_id: int | None) -> bool:
         with writer(self.engine).begin() as connection:
-            return store.mark_sent(connection, delivery_id=delivery_id, now=now)
+            return store.mark_sent(
+                connection, delivery_id=delivery_id, now=now, message_id=message_id
+            )
 
     async def _db(self, work: Callable[[Session], T]) -> T:
         def run() -> T:

@@ -71,6 +71,7 @@ def plan_digest(held: list[HeldItem], reader: Audience, feed_title: str) -> list
             kind="digest",
             text=text,
             preview=False,
+            silent=reader.silent,
             thread_id=reader.thread_id,
         )
         for text in messages
@@ -93,6 +94,7 @@ def _row(
         kind=kind.value,
         text=text,
         preview=reader.preview,
+        silent=reader.silent,
         thread_id=reader.thread_id,
         held=reader.digest if held is None else held,
     )

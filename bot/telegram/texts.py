@@ -20,6 +20,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("keywords", N_("only posts with some words")),
     ("edits", N_("notify about edits or not")),
     ("preview", N_("link previews on or off")),
+    ("silent", N_("a feed's messages without sound")),
     ("pause", N_("pause every notification here")),
     ("resume", N_("resume notifications")),
     ("export", N_("this chat's subscriptions as OPML")),
@@ -44,6 +45,10 @@ USAGE = {
     ),
     "edits": N_("/edits SLUG on|off — e.g. <code>/edits lumen-blog off</code> for new posts only"),
     "preview": N_("/preview SLUG on|off — e.g. <code>/preview lumen-blog on</code>"),
+    "silent": N_(
+        "/silent SLUG on|off — e.g. <code>/silent lumen-blog on</code>: its messages arrive "
+        "without a notification sound"
+    ),
     "digest": N_(
         "/digest SLUG hourly|daily HH:MM|off — e.g. <code>/digest lumen-blog daily 08:30</code>"
     ),
@@ -92,6 +97,7 @@ def help_text(tr: Translator) -> str:
         ),
         usage("edits"),
         usage("preview"),
+        usage("silent"),
         _(
             "/pause and /resume — stop and restart every notification in this chat, keeping "
             "subscriptions and filters."

@@ -117,6 +117,8 @@ def list_view(
             extras.append(_("no edits"))
         if reader.preview:
             extras.append(_("previews on"))
+        if reader.silent:
+            extras.append(_("silent"))
         if reader.thread_id is not None:
             extras.append(_("topic {topic}").format(topic=reader.thread_id))
         tail = f" ({'; '.join(extras)})" if extras else ""

@@ -108,6 +108,7 @@ class FakeBotApi:
     sent: list[Sent] = field(default_factory=list)
     documents: list[tuple[int, Any]] = field(default_factory=list)
     edits: list[tuple[int, int, str]] = field(default_factory=list)
+    deleted: set[tuple[int, int]] = field(default_factory=set)  # (chat id, message id)
     files: dict[str, bytes] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
     members: dict[tuple[int, int], str] = field(default_factory=dict)
@@ -318,11 +319,28 @@ class FakeBotApi:
                     if data is not None and not 1 <= len(str(data).encode()) <= CALLBACK_DATA_BYTES:
                         return _error(400, "Bad Request: BUTTON_DATA_INVALID")
         chat_id = _int(params.get("chat_id"))
+        reply = params.get("reply_parameters")
+        if method in _SENDS and isinstance(reply, dict) and chat_id is not None:
+            target = (_int(reply.get("chat_id")) or chat_id, _int(reply.get("message_id")) or 0)
+            if not self._exists(*target) and not reply.get("allow_sending_without_reply"):
+                return _error(400, "Bad Request: message to be replied not found")
         if method in _SENDS and chat_id is not None and chat_id < 0:
             wait = self._group_wait(chat_id)
             if wait:
                 return _error(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait})
         return None
+
+    def _exists(self, chat_id: int, message_id: int) -> bool:
+        with self.lock:
+            if (chat_id, message_id) in self.deleted:
+                return False
+            return any(s.chat_id == chat_id and s.message_id == message_id for s in self.sent)
+
+    def delete_message(self, chat_id: int, message_id: int) -> None:
+        """A user (or an admin) deleted a message: replies to it now need
+        `allow_sending_without_reply`, as in Telegram."""
+        with self.lock:
+            self.deleted.add((chat_id, message_id))
 
     def _group_wait(self, chat_id: int) -> int:
         """20 messages in any 60 s into one group; the 21st waits for the oldest to age out."""

@@ -23,6 +23,7 @@ class OutboxRow:
     kind: str
     text: str
     preview: bool = False
+    silent: bool = False
     thread_id: int | None = None
     held: bool = False  # kept for the subscription's digest
 
@@ -40,6 +41,7 @@ def enqueue(session: Session, *, rows: Sequence[OutboxRow]) -> None:
                 "kind": row.kind,
                 "text": row.text,
                 "preview": row.preview,
+                "silent": row.silent,
                 "thread_id": row.thread_id,
                 "status": DeliveryStatus.HELD if row.held else DeliveryStatus.PENDING,
             }
@@ -102,15 +104,36 @@ MARK_SENT = (
     update(Delivery)
     .where(col(Delivery.id) == bindparam("delivery_id"))
     .where(col(Delivery.status) == DeliveryStatus.PENDING)
-    .values(status=DeliveryStatus.SENT, sent_at=bindparam("sent_at"))
+    .values(
+        status=DeliveryStatus.SENT, sent_at=bindparam("sent_at"), message_id=bindparam("message_id")
+    )
 )
 
 
-def mark_sent(connection: Connection, *, delivery_id: int, now: datetime) -> bool:
+def mark_sent(
+    connection: Connection, *, delivery_id: int, now: datetime, message_id: int | None = None
+) -> bool:
     """Takes a Core connection, not a session: no ORM work on the per-message path. False when
     the row was no longer pending (cancelled by /pause or /unsubscribe while in flight)."""
-    result = connection.execute(MARK_SENT, {"delivery_id": delivery_id, "sent_at": now})
+    values = {"delivery_id": delivery_id, "sent_at": now, "message_id": message_id}
+    result = connection.execute(MARK_SENT, values)
     return bool(result.rowcount)
+
+
+def original_message_id(session: Session, *, chat_id: int, item_id: int) -> int | None:
+    """The chat's first delivered message about this item (what an edit replies to)."""
+    return session.exec(
+        select(Delivery.message_id)
+        .where(
+            Delivery.chat_id == chat_id,
+            Delivery.item_id == item_id,
+            Delivery.status == DeliveryStatus.SENT,
+            col(Delivery.message_id).is_not(None),
+            Delivery.kind != "digest",
+        )
+        .order_by(col(Delivery.id))
+        .limit(1)
+    ).first()
 
 
 def mark_retry(

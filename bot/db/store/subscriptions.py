@@ -86,6 +86,10 @@ def set_preview(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bo
     return _set(session, chat_id, feed_id, {"preview": on})
 
 
+def set_silent(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool:
+    return _set(session, chat_id, feed_id, {"silent": on})
+
+
 def toggle_edits(session: Session, *, chat_id: int, feed_id: int) -> bool:
     sub = _row(session, chat_id, feed_id)
     return sub is not None and set_edits(
@@ -161,6 +165,7 @@ def audience(sub: Subscription, language: str | None = None) -> Audience:
         ),
         edits=sub.edits,
         preview=sub.preview,
+        silent=sub.silent,
         thread_id=sub.thread_id,
         digest=sub.digest is not None,
         language=language,

@@ -3,7 +3,8 @@ table below; `app.py` wires whatever is listed here.
 
 - `start`: /start, /help, /feeds
 - `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ buttons)
-- `settings`: /filter, /keywords, /edits, /preview, /pause, /resume, /timezone (+ switches)
+- `settings`: /filter, /keywords, /edits, /preview, /silent, /pause, /resume, /timezone
+  (+ switches)
 - `digests`: /digest
 - `language`: /language (+ its buttons)
 - `operators`: /addfeed, /removefeed, OPML files (operators only)
@@ -43,6 +44,7 @@ CHAT_COMMANDS: dict[str, Handler] = {
     "keywords": settings.cmd_keywords,
     "edits": settings.cmd_edits,
     "preview": settings.cmd_preview,
+    "silent": settings.cmd_silent,
     "pause": settings.cmd_pause,
     "resume": settings.cmd_resume,
     "timezone": settings.cmd_timezone,

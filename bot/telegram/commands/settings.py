@@ -1,5 +1,5 @@
-"""A subscription's and a chat's settings: /filter, /keywords, /edits, /preview, /pause,
-/resume, /timezone, and the edits/previews buttons under /list."""
+"""A subscription's and a chat's settings: /filter, /keywords, /edits, /preview, /silent,
+/pause, /resume, /timezone, and the edits/previews buttons under /list."""
 
 from __future__ import annotations
 
@@ -95,8 +95,10 @@ TOGGLED = {
     ("edits", False): N_("Edit notifications for <b>{title}</b>: off."),
     ("preview", True): N_("Link previews for <b>{title}</b>: on."),
     ("preview", False): N_("Link previews for <b>{title}</b>: off."),
+    ("silent", True): N_("Messages from <b>{title}</b> now arrive without a sound."),
+    ("silent", False): N_("Messages from <b>{title}</b> now arrive with a notification sound."),
 }
-SETTERS = {"edits": store.set_edits, "preview": store.set_preview}
+SETTERS = {"edits": store.set_edits, "preview": store.set_preview, "silent": store.set_silent}
 TOGGLES = {"edits": store.toggle_edits, "preview": store.toggle_preview}
 
 
@@ -108,6 +110,11 @@ async def cmd_edits(update: Update, context: Context) -> None:
 async def cmd_preview(update: Update, context: Context) -> None:
     """/preview SLUG on|off"""
     await _switch(context, "preview")
+
+
+async def cmd_silent(update: Update, context: Context) -> None:
+    """/silent SLUG on|off: that feed's messages are sent without a notification sound."""
+    await _switch(context, "silent")
 
 
 async def _switch(context: Context, name: str) -> None:

@@ -1,0 +1,101 @@
+"""How notifications arrive, end to end through the fake Bot API: an edit replies to the chat's
+original message about the post (and still arrives when that message was deleted), and a feed
+set to /silent arrives without a notification sound."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+import pytest
+from sqlmodel import Session, col, select
+
+from bot.db.tables import Delivery
+from tests.fakes.bot_api import FakeBotApi, Sent
+from tests.fakes.feed_server import FeedServer
+from tests.fixtures import blog
+from tests.harness import RunningBot, ask, lumen_bot
+from tests.test_bot_delivery import cycle
+
+READER, QUIET = 501, 502
+
+
+def corrected(times: int) -> tuple[blog.Post, ...]:
+    """AFTER, with `times` corrections appended to the Corvid post (a real edit each time)."""
+    lines = tuple(f"Correction {n}: the working group meets monthly." for n in range(times))
+    corvid = replace(blog.CORVID, paragraphs=(*blog.CORVID.paragraphs, *lines))
+    return tuple(corvid if p.guid == blog.CORVID.guid else p for p in blog.AFTER_POSTS)
+
+
+def about(api: FakeBotApi, chat_id: int, title: str) -> list[Sent]:
+    return [s for s in api.sent if s.chat_id == chat_id and title in s.text.split("\n")[0]]
+
+
+@pytest.fixture
+async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncIterator[RunningBot]:
+    async with lumen_bot(db_url, bot_api, feeds, blog.BEFORE_POSTS) as running:
+        await ask(bot_api, "/subscribe lumen", READER)
+        await ask(bot_api, "/subscribe lumen", QUIET)
+        yield running
+
+
+async def test_an_edit_replies_to_the_original_message_even_once_it_is_deleted(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+    (original,) = about(bot_api, READER, blog.CORVID.title)
+    assert "reply_parameters" not in original.params
+    with Session(bot.engine) as session:
+        stored = session.exec(
+            select(Delivery.message_id).where(
+                Delivery.chat_id == READER, col(Delivery.text).contains(blog.CORVID.title)
+            )
+        ).one()
+    assert stored == original.message_id
+
+    feeds.serve("/feed/", blog.rss(corrected(1)))
+    await cycle(bot, bot_api)
+    _, update = about(bot_api, READER, blog.CORVID.title)
+    assert update.text.startswith("<b>Updated:")
+    assert update.params["reply_parameters"] == {
+        "message_id": original.message_id,
+        "allow_sending_without_reply": True,
+    }
+    others = about(bot_api, QUIET, blog.CORVID.title)
+    assert others[1].params["reply_parameters"]["message_id"] == others[0].message_id
+
+    bot_api.delete_message(READER, original.message_id)
+    feeds.serve("/feed/", blog.rss(corrected(2)))
+    await cycle(bot, bot_api)
+    *_, second_update = about(bot_api, READER, blog.CORVID.title)
+    assert "Correction 1" in second_update.text  # delivered, replying to nothing
+    assert second_update.params["reply_parameters"]["message_id"] == original.message_id
+
+
+async def test_a_silent_feed_arrives_without_a_sound_and_others_with_one(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    reply = await ask(bot_api, "/silent lumen on", QUIET)
+    assert reply == "Messages from <b>Lumen Blog</b> now arrive without a sound."
+    assert "silent" in await ask(bot_api, "/list", QUIET)
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+    quiet = [s for s in bot_api.sent if s.chat_id == QUIET and s.text.startswith("<b><a")]
+    loud = [s for s in bot_api.sent if s.chat_id == READER and s.text.startswith("<b><a")]
+    assert len(quiet) == len(loud) == 3
+    assert all(s.params.get("disable_notification") is True for s in quiet)
+    assert not any(s.params.get("disable_notification") for s in loud)
+
+    assert await ask(bot_api, "/silent lumen off", QUIET) == (
+        "Messages from <b>Lumen Blog</b> now arrive with a notification sound."
+    )
+    feeds.serve("/feed/", blog.rss(corrected(1)))
+    await cycle(bot, bot_api)
+    (update,) = [s for s in about(bot_api, QUIET, blog.CORVID.title) if "Updated" in s.text]
+    assert not update.params.get("disable_notification")
+
+
+async def test_silent_needs_a_feed_and_on_or_off(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    reply = await ask(bot_api, "/silent lumen loudly", QUIET)
+    assert "/silent SLUG on|off" in reply

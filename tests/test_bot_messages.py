@@ -1,16 +1,18 @@
 """How notifications arrive, end to end through the fake Bot API: an edit replies to the chat's
-original message about the post (and still arrives when that message was deleted), and a feed
-set to /silent arrives without a notification sound."""
+original message about the post (and still arrives when that message was deleted), a feed set
+to /silent arrives without a notification sound, and a digest lists a post and its edit once."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlmodel import Session, col, select
 
 from bot.db.tables import Delivery
+from bot.services.digests import run_digests
 from tests.fakes.bot_api import FakeBotApi, Sent
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
@@ -99,3 +101,22 @@ async def test_a_silent_feed_arrives_without_a_sound_and_others_with_one(
 async def test_silent_needs_a_feed_and_on_or_off(bot: RunningBot, bot_api: FakeBotApi) -> None:
     reply = await ask(bot_api, "/silent lumen loudly", QUIET)
     assert "/silent SLUG on|off" in reply
+
+
+async def test_a_digest_lists_a_post_and_its_edit_of_the_same_period_once(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    assert "every hour" in await ask(bot_api, "/digest lumen hourly", QUIET)
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+    feeds.serve("/feed/", blog.rss(corrected(1)))
+    await cycle(bot, bot_api)
+    later = datetime.now(UTC) + timedelta(hours=1, minutes=1)
+    assert run_digests(bot.engine, clock=lambda: later) == 1
+    bot.services.wake.set()
+    await bot_api.wait_for(lambda: any(t.startswith("<b>Digest:") for t in bot_api.texts(QUIET)))
+    (digest,) = [t for t in bot_api.texts(QUIET) if t.startswith("<b>Digest:")]
+    assert digest.startswith("<b>Digest: Lumen Blog</b> — 3 posts")
+    assert digest.count(blog.CORVID.title) == 1
+    corvid_line = next(n for n, line in enumerate(digest.split("\n")) if blog.CORVID.title in line)
+    assert digest.split("\n")[corvid_line + 1] == "  ↳ <i>edited since it was posted</i>"

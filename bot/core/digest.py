@@ -6,7 +6,7 @@ several messages only when one would pass Telegram's 4096-unit limit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 from enum import StrEnum
 from typing import NamedTuple
@@ -53,7 +53,24 @@ class DigestEntry:
     title: str
     link: str | None
     categories: tuple[str, ...]
-    updated: bool = False
+    updated: bool = False  # only edited in this period: listed as "Updated: …"
+    edited_since: bool = False  # new in this period and edited after: one line, a note under it
+    item_id: int = 0
+
+
+def merge_entries(entries: list[DigestEntry]) -> list[DigestEntry]:
+    """One entry per item: a post that appeared and was then edited in the same period is
+    listed once, with its edit noted under it, not twice."""
+    merged: dict[int, DigestEntry] = {}
+    for entry in entries:
+        first = merged.get(entry.item_id) if entry.item_id else None
+        if first is None:
+            merged[entry.item_id or -len(merged) - 1] = entry
+        elif entry.updated:
+            merged[entry.item_id] = replace(
+                entry, updated=first.updated, edited_since=not first.updated
+            )
+    return list(merged.values())
 
 
 def parse_schedule(words: list[str]) -> DigestSchedule:
@@ -85,6 +102,7 @@ def render_digest(
     """One or more messages in `tr`'s language; each stays within Telegram's limit."""
     other = tr.gettext("Other")
     groups: dict[str, list[DigestEntry]] = {}
+    entries = merge_entries(entries)
     for entry in entries:
         groups.setdefault(entry.categories[0] if entry.categories else other, []).append(entry)
     count = len(entries)
@@ -92,6 +110,7 @@ def render_digest(
         "<b>Digest: {feed}</b> — {count} post", "<b>Digest: {feed}</b> — {count} posts", count
     ).format(feed=esc(shorten(feed_title, 100)), count=count)
     updated = tr.gettext("Updated: ")
+    edited_since = tr.gettext("↳ <i>edited since it was posted</i>")
     continued = tr.gettext("{head} (continued)").format(head=head)
     lines: list[str] = []
     for category in sorted(groups, key=str.casefold):
@@ -100,6 +119,8 @@ def render_digest(
             title = esc(shorten((updated if entry.updated else "") + entry.title, 200))
             link = f'<a href="{esc_attr(entry.link)}">{title}</a>' if entry.link else title
             lines.append(f"• {link}")
+            if entry.edited_since:
+                lines.append(f"  {edited_since}")
     messages: list[str] = []
     current = head
     for line in lines:

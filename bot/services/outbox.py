@@ -61,7 +61,10 @@ def plan_backlog(
 
 def plan_digest(held: list[HeldItem], reader: Audience, feed_title: str) -> list[OutboxRow]:
     """One digest (split only past Telegram's limit) for what a period held."""
-    entries = [DigestEntry(h.title, h.link, h.categories, updated=h.updated) for h in held]
+    entries = [
+        DigestEntry(h.title, h.link, h.categories, updated=h.updated, item_id=h.item_id)
+        for h in held
+    ]
     messages = render_digest(feed_title, entries, translator(reader.language))
     return [
         OutboxRow(

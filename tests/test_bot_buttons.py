@@ -107,18 +107,25 @@ async def test_list_buttons_toggle_and_unsubscribe(bot: RunningBot, bot_api: Fak
     await command(bot_api, "/subscribe lumen", CHAT)
     await command(bot_api, "/list", CHAT)
     (row,) = keyboard(bot_api, CHAT)
-    assert [b["text"] for b in row] == ["✖ lumen", "edits on", "previews off"]
+    assert [b["text"] for b in row] == ["✖ lumen", "edits on", "previews: image"]
     await press(bot_api, row[1]["callback_data"])
     await press(bot_api, row[2]["callback_data"])
     with Session(bot.engine) as session:
         sub = session.exec(select(Subscription)).one()
-        assert (sub.edits, sub.preview) == (False, True)
+        assert (sub.edits, sub.images, sub.preview) == (False, False, True)
     edited = bot_api.calls_to("editMessageText")[-1].params
     assert [b["text"] for b in edited["reply_markup"]["inline_keyboard"][0]] == [
         "✖ lumen",
         "edits off",
-        "previews on",
+        "previews: link",
     ]
+    for label, state in (("previews: off", (False, False)), ("previews: image", (True, False))):
+        await press(bot_api, row[2]["callback_data"])
+        labels = bot_api.calls_to("editMessageText")[-1].params["reply_markup"]
+        assert labels["inline_keyboard"][0][2]["text"] == label
+        with Session(bot.engine) as session:
+            sub = session.exec(select(Subscription)).one()
+            assert (sub.images, sub.preview) == state
     answer = await press(bot_api, row[0]["callback_data"])
     assert answer.get("text") == "Unsubscribed."
     with Session(bot.engine) as session:

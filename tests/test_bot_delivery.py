@@ -87,10 +87,15 @@ async def test_each_chat_gets_exactly_its_posts_oldest_first_then_one_update(
         for text in posts(bot_api, chat):
             assert_valid_telegram_html(text)
     sent = [s for s in bot_api.sent if s.text.startswith("<b><a")]
-    assert all(
-        s.parse_mode == "HTML" and s.params["link_preview_options"] == {"is_disabled": True}
-        for s in sent
-    )
+    corvid_image = {
+        "url": "https://blog.lumen.example/uploads/corvid-member.png",
+        "prefer_large_media": True,
+        "show_above_text": True,
+    }
+    for s in sent:  # the post's image above the text by default; no preview without one
+        with_image = blog.CORVID.title in s.text.split("\n")[0]
+        expected = corvid_image if with_image else {"is_disabled": True}
+        assert s.parse_mode == "HTML" and s.params["link_preview_options"] == expected
 
     # A markup-only change (the guide regains fetchpriority) sends nothing.
     feeds.serve("/feed/", blog.rss((*blog.AFTER_POSTS[:3], blog.GUIDE, *blog.MIDDLE)))

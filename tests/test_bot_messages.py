@@ -120,3 +120,54 @@ async def test_a_digest_lists_a_post_and_its_edit_of_the_same_period_once(
     assert digest.count(blog.CORVID.title) == 1
     corvid_line = next(n for n, line in enumerate(digest.split("\n")) if blog.CORVID.title in line)
     assert digest.split("\n")[corvid_line + 1] == "  ↳ <i>edited since it was posted</i>"
+
+
+def video_feed(*ids: str) -> bytes:
+    """A YouTube-style Media RSS feed (thumbnails in media:group)."""
+    entries = "".join(
+        f"<entry><id>yt:video:{v}</id><title>Talk {v}</title>"
+        f'<link rel="alternate" href="https://www.youtube.com/watch?v={v}"/>'
+        f"<published>2026-11-2{n}T10:00:00+00:00</published><media:group>"
+        f'<media:thumbnail url="https://i1.ytimg.com/vi/{v}/hqdefault.jpg" width="480"/>'
+        f"<media:description>About {v}.</media:description></media:group></entry>"
+        for n, v in enumerate(ids)
+    )
+    return (
+        '<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom" '
+        'xmlns:media="http://search.yahoo.com/mrss/"><title>Quillon Talks</title>'
+        f"{entries}</feed>"
+    ).encode()
+
+
+async def test_posts_show_their_image_above_the_text_unless_the_chat_said_off(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    url = feeds.serve("/videos.xml", video_feed("aaa"), content_type="application/atom+xml")
+    await bot.services.catalog.add_feed(url, slug="talks", trusted=True)
+    await ask(bot_api, "/subscribe talks", READER)
+    await ask(bot_api, "/subscribe talks", QUIET)
+    assert "no preview" in await ask(bot_api, "/preview talks off", QUIET)
+    feeds.serve("/videos.xml", video_feed("aaa", "bbb"))
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+
+    (video,) = about(bot_api, READER, "Talk bbb")
+    assert video.text == (
+        '<b><a href="https://www.youtube.com/watch?v=bbb">Talk bbb</a></b>\n'
+        "Quillon Talks · 21 Nov 2026\n"
+        "\n"
+        "About bbb."
+    )
+    assert video.params["link_preview_options"] == {
+        "url": "https://i1.ytimg.com/vi/bbb/hqdefault.jpg",
+        "prefer_large_media": True,
+        "show_above_text": True,
+    }
+    (corvid,) = about(bot_api, READER, blog.CORVID.title)  # its content starts with an <img>
+    assert corvid.params["link_preview_options"]["url"] == (
+        "https://blog.lumen.example/uploads/corvid-member.png"
+    )
+    (pune,) = about(bot_api, READER, blog.PUNE.title)  # no image: no preview, as before
+    assert pune.params["link_preview_options"] == {"is_disabled": True}
+    (quiet_video,) = about(bot_api, QUIET, "Talk bbb")
+    assert quiet_video.params["link_preview_options"] == {"is_disabled": True}

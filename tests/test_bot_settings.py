@@ -51,17 +51,30 @@ async def test_edits_off_means_new_posts_only(
     assert len(titles(bot_api, CHAT)) == 3
 
 
-async def test_previews_on_per_subscription(
+async def test_preview_modes_per_subscription(
     bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
 ) -> None:
     await command(bot_api, "/subscribe lumen", CHAT)
-    assert await ask(bot_api, "/preview lumen on") == "Link previews for <b>Lumen Blog</b>: on."
+    assert await ask(bot_api, "/preview lumen link") == (
+        "Messages from <b>Lumen Blog</b> now show a preview of the post's link."
+    )
     feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
     await cycle(bot, bot_api)
     posts = [s for s in bot_api.sent if s.chat_id == CHAT and s.text.startswith("<b><a")]
     assert len(posts) == 3 and all(
         s.params["link_preview_options"] == {"is_disabled": False} for s in posts
     )
+    assert "link previews" in await ask(bot_api, "/list")
+    assert await ask(bot_api, "/preview lumen off") == (
+        "Messages from <b>Lumen Blog</b> now show no preview."
+    )
+    assert "no previews" in await ask(bot_api, "/list")
+    feeds.serve("/feed/", blog.rss(blog.edited_posts()))
+    await cycle(bot, bot_api)
+    (update,) = [s for s in bot_api.sent if s.chat_id == CHAT and s.text.startswith("<b>Upd")]
+    assert update.params["link_preview_options"] == {"is_disabled": True}  # it has an image
+    assert "link" in await ask(bot_api, "/preview lumen on")  # what `on` meant before images
+    assert "/preview SLUG image|link|off" in await ask(bot_api, "/preview lumen large")
 
 
 async def test_pause_and_resume(bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer) -> None:

@@ -7,11 +7,14 @@ here, so every format obeys the same limits and the same identity rule.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from datetime import datetime
+from html import unescape
 
 from bot.core.model import RawEntry
 from bot.core.text import clean_inline
+from bot.core.urls import safe_link
 
 MAX_TITLE_CHARS = 1000
 # Real feeds carry 10-50 items; a document with thousands is hostile or broken. Only the first
@@ -21,6 +24,9 @@ MAX_KEY_CHARS = 1000
 MAX_AUTHOR_CHARS = 200
 MAX_CATEGORY_CHARS = 100
 MAX_CATEGORIES = 50
+# The first image is near the top of a post; no need to scan a huge body for one.
+MAX_IMAGE_SCAN_CHARS = 20_000
+_IMG_SRC = re.compile(r"""<img\b[^>]*?\ssrc\s*=\s*["']([^"'<>]+)["']""", re.IGNORECASE)
 
 
 class NotAFeed(ValueError):
@@ -58,7 +64,10 @@ def raw_entry(
     terms: Iterable[object],
     html: str,
     position: int,
+    images: Iterable[object] = (),
 ) -> RawEntry:
+    """`images` are candidate image URLs, best first: the first absolute http(s) one is kept,
+    else the first `<img>` of the HTML."""
     return RawEntry(
         key=key,
         title=title,
@@ -69,4 +78,14 @@ def raw_entry(
         html=html,
         content_hash=hashlib.sha256(html.encode("utf-8", "surrogatepass")).hexdigest(),
         position=position,
+        image=first_image((*images, *_IMG_SRC.findall(html[:MAX_IMAGE_SCAN_CHARS]))),
     )
+
+
+def first_image(candidates: Iterable[object]) -> str | None:
+    for candidate in candidates:
+        if isinstance(candidate, str):
+            link = safe_link(unescape(candidate))
+            if link is not None:
+                return link
+    return None

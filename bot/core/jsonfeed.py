@@ -3,7 +3,8 @@
 Blogs on micro.blog, some Hugo and Eleventy themes and many newsletters publish JSON Feed, often
 beside RSS. Its items map onto ours directly: `id` is the key (then `url`), `content_html` (else
 `content_text`, escaped, else `summary`) is the body, `tags` are the categories,
-`date_published` (else `date_modified`) is the date, `authors` (1.1) or `author` (1.0) the byline.
+`date_published` (else `date_modified`) is the date, `authors` (1.1) or `author` (1.0) the byline,
+`image` (else `banner_image`, else the body's first `<img>`) the picture.
 The same limits apply as to RSS and Atom; anything that is not a JSON object with a JSON Feed
 `version` and an `items` list is not a feed.
 """
@@ -76,6 +77,7 @@ def read_item(item: Mapping[str, Any], position: int, feed_author: str = "") -> 
         terms=tags if isinstance(tags, list) else (),
         html=_body(item),
         position=position,
+        images=(item.get("image"), item.get("banner_image")),
     )
 
 

@@ -21,6 +21,7 @@ class ParsedItem:
     fingerprint: str
     position: int
     content_hash: str = ""
+    image: str | None = None  # an absolute http(s) URL; not part of the fingerprint
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,7 @@ class RawEntry:
     html: str
     content_hash: str
     position: int
+    image: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +150,7 @@ class Audience:
     edits: bool = True
     preview: bool = False
     silent: bool = False  # sent without a notification sound
+    images: bool = True  # the post's image shown large above the text
     thread_id: int | None = None
     digest: bool = False
     language: str | None = None  # the chat's; None is English

@@ -110,6 +110,7 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
                 fingerprint=fingerprint(entry.title, text),
                 position=entry.position,
                 content_hash=entry.content_hash,
+                image=entry.image,
             )
         )
     return ParsedFeed(title=raw.title, link=raw.link, items=tuple(items), warning=raw.warning)
@@ -128,7 +129,22 @@ def read_entry(entry: Mapping[str, Any], position: int) -> RawEntry:
         terms=(tag.get("term") for tag in entry.get("tags") or []),
         html=_content_html(entry),
         position=position,
+        images=_images(entry),
     )
+
+
+def _images(entry: Mapping[str, Any]) -> list[object]:
+    """Media RSS thumbnails and image content (YouTube, WordPress plugins), then image
+    enclosures; `raw_entry` falls back to the body's first `<img>`."""
+    found: list[object] = [t.get("url") for t in entry.get("media_thumbnail") or []]
+    for media in entry.get("media_content") or []:
+        kind = str(media.get("medium") or media.get("type") or "")
+        if kind == "image" or kind.startswith("image/"):
+            found.append(media.get("url"))
+    for link in entry.get("enclosures") or []:
+        if str(link.get("type") or "").startswith("image/"):
+            found.append(link.get("href"))
+    return found
 
 
 def _title(entry: Mapping[str, Any]) -> str:

@@ -76,6 +76,7 @@ class Item(SQLModel, table=True):
     text: str = Field(default="", sa_column=Column(Text, nullable=False))
     fingerprint: str = Field(max_length=64)
     content_hash: str | None = Field(default=None, max_length=64)
+    image: str | None = Field(default=None, max_length=2048)
     # text.FINGERPRINT_VERSION when `fingerprint` was taken ("" for rows from before 0010).
     fingerprint_version: str = Field(
         default="", max_length=40, sa_column_kwargs={"server_default": ""}
@@ -127,6 +128,8 @@ class Subscription(SQLModel, table=True):
     edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
     preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    # The post's image shown large above its message (/preview SLUG image, the default).
+    images: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     digest: str | None = Field(default=None, max_length=16, description="hourly or daily")
     digest_at: str | None = Field(default=None, max_length=5, description="HH:MM, daily only")
@@ -147,6 +150,7 @@ class Delivery(SQLModel, table=True):
     text: str = Field(sa_column=Column(Text, nullable=False))
     preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    image_url: str | None = Field(default=None, max_length=2048)  # previewed above the text
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     # Telegram's id for the sent message: an edit of the same item replies to it.
     message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))

@@ -184,6 +184,16 @@ class Deliverer:
         return await asyncio.to_thread(run)
 
 
+def preview_options(delivery: Delivery) -> LinkPreviewOptions:
+    """The post's image, large, above the text; else Telegram's preview of the post's link when
+    the chat asked for it; else none."""
+    if delivery.image_url:
+        return LinkPreviewOptions(
+            url=delivery.image_url, prefer_large_media=True, show_above_text=True
+        )
+    return LinkPreviewOptions(is_disabled=not delivery.preview)
+
+
 class Sender:
     """One attempt at one message, and what each Telegram answer means (the policy above)."""
 
@@ -214,7 +224,7 @@ class Sender:
                 chat_id=delivery.chat_id,
                 text=to_plain(delivery.text) if plain else delivery.text,
                 parse_mode=None if plain else ParseMode.HTML,
-                link_preview_options=LinkPreviewOptions(is_disabled=not delivery.preview),
+                link_preview_options=preview_options(delivery),
                 message_thread_id=delivery.thread_id,
                 disable_notification=delivery.silent,
                 reply_parameters=reply_to,

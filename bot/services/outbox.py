@@ -37,7 +37,8 @@ def plan_changes(
                 text = rendered[reader.language] = render_change(
                     change, feed, translator(reader.language)
                 )
-            rows.append(_row(reader, feed_id, item_ids[change.item.key], change.kind, text))
+            item_id = item_ids[change.item.key]
+            rows.append(_row(reader, feed_id, item_id, change.kind, text, image=change.item.image))
     return rows
 
 
@@ -54,6 +55,7 @@ def plan_backlog(
             ChangeKind.NEW,
             render_change(Change(ChangeKind.NEW, item), feed, tr),
             held=False,
+            image=item.image,
         )
         for item_id, item in items
     ]
@@ -89,6 +91,7 @@ def _row(
     text: str,
     *,
     held: bool | None = None,
+    image: str | None = None,
 ) -> OutboxRow:
     return OutboxRow(
         chat_id=reader.chat_id,
@@ -98,6 +101,7 @@ def _row(
         text=text,
         preview=reader.preview,
         silent=reader.silent,
+        image_url=image if reader.images else None,
         thread_id=reader.thread_id,
         held=reader.digest if held is None else held,
     )

@@ -19,7 +19,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("filter", N_("only some categories from a feed")),
     ("keywords", N_("only posts with some words")),
     ("edits", N_("notify about edits or not")),
-    ("preview", N_("link previews on or off")),
+    ("preview", N_("the post's image, its link preview, or none")),
     ("silent", N_("a feed's messages without sound")),
     ("pause", N_("pause every notification here")),
     ("resume", N_("resume notifications")),
@@ -44,7 +44,10 @@ USAGE = {
         "<code>/keywords SLUG off</code> clears them"
     ),
     "edits": N_("/edits SLUG on|off — e.g. <code>/edits lumen-blog off</code> for new posts only"),
-    "preview": N_("/preview SLUG on|off — e.g. <code>/preview lumen-blog on</code>"),
+    "preview": N_(
+        "/preview SLUG image|link|off — the post's image above the text (the default), "
+        "Telegram's preview of its link, or none; e.g. <code>/preview lumen-blog link</code>"
+    ),
     "silent": N_(
         "/silent SLUG on|off — e.g. <code>/silent lumen-blog on</code>: its messages arrive "
         "without a notification sound"

@@ -116,7 +116,9 @@ def list_view(
         if not reader.edits:
             extras.append(_("no edits"))
         if reader.preview:
-            extras.append(_("previews on"))
+            extras.append(_("link previews"))
+        elif not reader.images:
+            extras.append(_("no previews"))
         if reader.silent:
             extras.append(_("silent"))
         if reader.thread_id is not None:
@@ -134,8 +136,7 @@ def list_view(
                     callback_data=encode(Button("edits", feed.id)),
                 ),
                 InlineKeyboardButton(
-                    _("previews on") if reader.preview else _("previews off"),
-                    callback_data=encode(Button("preview", feed.id)),
+                    preview_label(reader, tr), callback_data=encode(Button("preview", feed.id))
                 ),
             ]
         )
@@ -146,3 +147,10 @@ def list_view(
 
 def feed_names(feeds: list[FeedView], tr: Translator) -> str:
     return ", ".join(f"<code>{esc(f.slug)}</code>" for f in feeds) or tr.gettext("none yet")
+
+
+def preview_label(reader: Audience, tr: Translator) -> str:
+    """The /list button that cycles a feed's previews: image → link → off."""
+    if reader.images:
+        return tr.gettext("previews: image")
+    return tr.gettext("previews: link") if reader.preview else tr.gettext("previews: off")

@@ -47,6 +47,7 @@ def produced(path: Path) -> dict[str, object]:
                 "categories": list(item.categories),
                 "text": item.text,
                 "fingerprint": item.fingerprint,
+                "image": item.image,
             }
             for item in feed.items
         ],

@@ -69,6 +69,7 @@ def save_items(
             "fingerprint": item.fingerprint,
             "fingerprint_version": FINGERPRINT_VERSION,
             "content_hash": item.content_hash,
+            "image": item.image,
             "last_changed_at": now,
             "last_seen_at": now,
         }
@@ -86,7 +87,9 @@ def save_items(
             session.exec(update(Item).where(*where).values(**values))
         elif old.content_hash != item.content_hash:  # markup moved, text did not
             session.exec(
-                update(Item).where(*where).values(content_hash=item.content_hash, last_seen_at=now)
+                update(Item)
+                .where(*where)
+                .values(content_hash=item.content_hash, image=item.image, last_seen_at=now)
             )
         else:
             seen.append(item.key)
@@ -199,4 +202,5 @@ def as_parsed(item: Item) -> ParsedItem:
         text=item.text,
         fingerprint=item.fingerprint,
         position=0,
+        image=item.image,
     )

@@ -24,6 +24,7 @@ class OutboxRow:
     text: str
     preview: bool = False
     silent: bool = False
+    image_url: str | None = None
     thread_id: int | None = None
     held: bool = False  # kept for the subscription's digest
 
@@ -42,6 +43,7 @@ def enqueue(session: Session, *, rows: Sequence[OutboxRow]) -> None:
                 "text": row.text,
                 "preview": row.preview,
                 "silent": row.silent,
+                "image_url": row.image_url,
                 "thread_id": row.thread_id,
                 "status": DeliveryStatus.HELD if row.held else DeliveryStatus.PENDING,
             }

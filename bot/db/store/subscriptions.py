@@ -82,8 +82,11 @@ def set_edits(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool
     return _set(session, chat_id, feed_id, {"edits": on})
 
 
-def set_preview(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool:
-    return _set(session, chat_id, feed_id, {"preview": on})
+def set_preview_mode(session: Session, *, chat_id: int, feed_id: int, mode: str) -> bool:
+    """`image` (the post's picture, large, above the text), `link` (Telegram's preview of the
+    post's link) or `off`."""
+    values = {"images": mode == "image", "preview": mode == "link"}
+    return _set(session, chat_id, feed_id, values)
 
 
 def set_silent(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool:
@@ -98,9 +101,12 @@ def toggle_edits(session: Session, *, chat_id: int, feed_id: int) -> bool:
 
 
 def toggle_preview(session: Session, *, chat_id: int, feed_id: int) -> bool:
+    """The button under /list: image → link → off → image."""
     sub = _row(session, chat_id, feed_id)
-    on = sub is not None and not sub.preview
-    return sub is not None and set_preview(session, chat_id=chat_id, feed_id=feed_id, on=on)
+    if sub is None:
+        return False
+    mode = "link" if sub.images else "off" if sub.preview else "image"
+    return set_preview_mode(session, chat_id=chat_id, feed_id=feed_id, mode=mode)
 
 
 def set_digest(
@@ -166,6 +172,7 @@ def audience(sub: Subscription, language: str | None = None) -> Audience:
         edits=sub.edits,
         preview=sub.preview,
         silent=sub.silent,
+        images=sub.images,
         thread_id=sub.thread_id,
         digest=sub.digest is not None,
         language=language,

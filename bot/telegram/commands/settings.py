@@ -93,12 +93,15 @@ ON_OFF = ("on", "off")
 TOGGLED = {
     ("edits", True): N_("Edit notifications for <b>{title}</b>: on."),
     ("edits", False): N_("Edit notifications for <b>{title}</b>: off."),
-    ("preview", True): N_("Link previews for <b>{title}</b>: on."),
-    ("preview", False): N_("Link previews for <b>{title}</b>: off."),
     ("silent", True): N_("Messages from <b>{title}</b> now arrive without a sound."),
     ("silent", False): N_("Messages from <b>{title}</b> now arrive with a notification sound."),
 }
-SETTERS = {"edits": store.set_edits, "preview": store.set_preview, "silent": store.set_silent}
+SETTERS = {"edits": store.set_edits, "silent": store.set_silent}
+PREVIEW_MODES = {
+    "image": N_("Messages from <b>{title}</b> now show the post's image above the text."),
+    "link": N_("Messages from <b>{title}</b> now show a preview of the post's link."),
+    "off": N_("Messages from <b>{title}</b> now show no preview."),
+}
 TOGGLES = {"edits": store.toggle_edits, "preview": store.toggle_preview}
 
 
@@ -108,8 +111,22 @@ async def cmd_edits(update: Update, context: Context) -> None:
 
 
 async def cmd_preview(update: Update, context: Context) -> None:
-    """/preview SLUG on|off"""
-    await _switch(context, "preview")
+    """/preview SLUG image|link|off (`on` is read as `link`, as it meant before images)."""
+    cmd = await setting_command(context, "preview", lambda rest: _mode(rest) in PREVIEW_MODES)
+    if cmd is None:
+        return
+    tr, feed, mode, chat_id = cmd.tr, cmd.feed, _mode(cmd.rest), context.chat_id
+    if await context.svc.write(
+        lambda s: store.set_preview_mode(s, chat_id=chat_id, feed_id=feed.id, mode=mode)
+    ):
+        await context.reply(tr.gettext(PREVIEW_MODES[mode]).format(title=esc(feed.title)))
+    else:
+        await context.reply(not_subscribed(feed, tr))
+
+
+def _mode(rest: str) -> str:
+    word = rest.strip().lower()
+    return "link" if word == "on" else word
 
 
 async def cmd_silent(update: Update, context: Context) -> None:

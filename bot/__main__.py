@@ -22,6 +22,7 @@ from bot.core.model import Change, ChangeKind, FeedInfo
 from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
 from bot.core.parse import parse_feed
 from bot.core.render import render_change, to_plain
+from bot.core.schedule import format_duration, parse_duration
 from bot.db import store
 from bot.db.engine import transaction
 from bot.fetch import FetchError
@@ -65,6 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
     imports = feed_sub.add_parser("import", help="watch every feed listed in an OPML file")
     imports.add_argument("file", metavar="FILE.opml")
     feed_sub.add_parser("export", help="print every watched feed as OPML")
+    pace = feed_sub.add_parser("set", help="change a feed's settings")
+    pace.add_argument("slug")
+    pace.add_argument(
+        "--interval",
+        required=True,
+        metavar="DURATION",
+        help="poll it every DURATION (90s, 15m, 2h, 1d; 1m to 7d), or `default`",
+    )
 
     preview = sub.add_parser("preview", help="print the newest items' messages (no database)")
     preview.add_argument("source", metavar="URL_OR_FILE")
@@ -144,7 +153,18 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
                 f.last_checked_at.strftime("%Y-%m-%d %H:%M UTC") if f.last_checked_at else "never"
             )
             status = f.status if not f.last_error else f"{f.status}: {f.last_error}"
-            print(f"{f.slug}\t{f.url}\t{row.items} items\tchecked {checked}\t{status}")
+            every = format_duration(f.interval_seconds or settings.poll_interval_seconds)
+            print(
+                f"{f.slug}\t{f.url}\t{row.items} items\tevery {every}\tchecked {checked}\t{status}"
+            )
+        return 0
+    if args.feed_command == "set":
+        seconds = _interval(args.interval)
+        with transaction(engine) as session:
+            if not store.set_interval(session, slug=args.slug, seconds=seconds, now=utcnow()):
+                raise CliError(f"no feed named {args.slug!r} (see `feed list`)")
+        shown = format_duration(seconds or settings.poll_interval_seconds)
+        print(f"{args.slug}: polled every {shown}" + ("" if seconds else " (the default)"))
         return 0
     if args.feed_command == "move":
         asyncio.run(_move(settings, engine, args.slug, args.url))
@@ -165,6 +185,15 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
         print(f"removed {args.slug}")
         return 0
     raise CliError(f"unknown feed action {args.feed_command}")
+
+
+def _interval(text: str) -> int | None:
+    if text.strip().lower() == "default":
+        return None
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 async def _add(settings: Settings, engine: Engine, url: str, slug: str | None) -> PollOutcome:

@@ -1,4 +1,4 @@
-"""`feed move`, `feed import FILE.opml` and `feed export`."""
+"""`feed move`, `feed import FILE.opml`, `feed export` and `feed set --interval`."""
 
 from __future__ import annotations
 
@@ -78,3 +78,27 @@ def test_opml_import_and_export(
     bad.write_text("<rss/>")
     assert main(["feed", "import", str(bad)]) == 1
     assert "not an OPML document" in capsys.readouterr().err
+
+
+def test_feed_set_interval_paces_one_feed_and_shows_it(
+    feeds: FeedServer, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.db.tables import Feed
+
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+    assert main(["feed", "add", url, "--name", "lumen"]) == 0
+    assert main(["feed", "set", "lumen", "--interval", "15m"]) == 0
+    assert capsys.readouterr().out.strip().endswith("lumen: polled every 15m")
+    assert main(["feed", "list"]) == 0
+    assert "\tevery 15m\t" in capsys.readouterr().out
+    engine = make_engine(env["DATABASE_URL"])
+    with Session(engine) as session:
+        assert session.exec(select(Feed.interval_seconds)).one() == 900
+    engine.dispose()
+    assert main(["feed", "set", "lumen", "--interval", "90 minutes"]) == 1
+    assert "not a duration: '90 minutes'" in capsys.readouterr().err
+    assert main(["feed", "set", "lumen", "--interval", "30s"]) == 1
+    assert "between 1m and 7d" in capsys.readouterr().err
+    assert main(["feed", "set", "nope", "--interval", "1h"]) == 1
+    assert main(["feed", "set", "lumen", "--interval", "default"]) == 0
+    assert "(the default)" in capsys.readouterr().out

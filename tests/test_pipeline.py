@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from bot.db import store
+from bot.db.engine import transaction
 from bot.db.tables import Feed, Item
 from bot.fetch import USER_AGENT
 from bot.runtime import make_fetcher
@@ -321,3 +322,27 @@ async def test_items_absent_for_longer_than_the_prune_age_are_forgotten(
 def _items(engine: Engine) -> set[str]:
     with Session(engine) as session:
         return set(session.exec(select(Item.key)).all())
+
+
+async def test_a_feed_polls_at_its_own_pace_lengthened_by_its_hints(
+    feeds: FeedServer, poller: Poller, clock: Clock, engine: Engine
+) -> None:
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+    await add(poller, url)
+    with transaction(engine) as session:
+        store.set_interval(session, slug="lumen", seconds=600, now=clock.now)
+
+    async def next_gap() -> timedelta:
+        await poll(poller, clock)
+        row = feed_row(engine, "lumen")
+        assert row.last_checked_at is not None
+        return row.next_check_at - row.last_checked_at
+
+    assert await next_gap() == timedelta(minutes=10)  # an identical body: a quiet poll
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS), headers={"Cache-Control": "max-age=1800"})
+    assert await next_gap() == timedelta(minutes=30)
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS), headers={"Cache-Control": "max-age=86400"})
+    assert await next_gap() == timedelta(hours=1)  # a hint never slows it past an hour
+    ttl = blog.rss(blog.AFTER_POSTS).replace(b"<channel>", b"<channel><ttl>20</ttl>", 1)
+    feeds.serve("/feed/", ttl)
+    assert await next_gap() == timedelta(minutes=20)

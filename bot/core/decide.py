@@ -10,11 +10,11 @@ errors back off, a permanent redirect moves the feed, and anything else is parse
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 
-from bot.core.schedule import next_check
+from bot.core.schedule import max_age, next_check, pace
 
 
 class FeedStatus(StrEnum):
@@ -71,6 +71,8 @@ class FeedState:
     body_hash: str | None
     baseline_done: bool
     error_count: int = 0
+    interval_seconds: int | None = None  # the feed's own pace (`feed set --interval`)
+    ttl_seconds: int | None = None  # its RSS <ttl>, read at the last parse
 
     @property
     def validators(self) -> tuple[str | None, str | None]:
@@ -97,6 +99,8 @@ class FeedIntent:
     new_url: str | None = None
     body_hash: str | None = None
     parse: bool = False
+    pace_seconds: float = 0.0  # the healthy interval this poll settled on
+    ttl_seconds: int | None = None  # the body's <ttl>, once parsed
 
     @property
     def quiet(self) -> bool:
@@ -110,10 +114,15 @@ def decide(
     now: datetime,
     interval_seconds: float,
 ) -> FeedIntent:
-    """The one place a response is interpreted. `result` is a fetch result or an error line."""
-    healthy = next_check(now, interval_seconds)
+    """The one place a response is interpreted. `result` is a fetch result or an error line.
+
+    `interval_seconds` is the setting; the feed's own interval replaces it, and the feed's
+    caching hints (Cache-Control max-age, RSS ttl) may lengthen it up to an hour."""
+    base = feed.interval_seconds or interval_seconds
     if isinstance(result, str):
-        return failed(feed, result, now, interval_seconds)
+        return failed(feed, result, now, base)
+    interval = pace(base, max_age(result.headers.get("cache-control")), feed.ttl_seconds)
+    healthy = next_check(now, interval)
     if result.status == 304:
         etag = result.etag or feed.etag
         return FeedIntent(
@@ -124,6 +133,7 @@ def decide(
             etag=etag,
             last_modified=feed.last_modified,
             validators_changed=(etag, feed.last_modified) != feed.validators,
+            pace_seconds=interval,
         )
     if result.status == 410:
         return FeedIntent(
@@ -135,11 +145,10 @@ def decide(
             error_count=feed.error_count,
             etag=feed.etag,
             last_modified=feed.last_modified,
+            pace_seconds=interval,
         )
     if result.status != 200:
-        return failed(
-            feed, f"HTTP {result.status}", now, interval_seconds, retry_after=result.retry_after
-        )
+        return failed(feed, f"HTTP {result.status}", now, base, retry_after=result.retry_after)
     body_hash = hashlib.sha256(result.body).hexdigest()
     validators = (result.etag, result.last_modified)
     if feed.baseline_done and not result.moved_to and body_hash == feed.body_hash:
@@ -151,6 +160,7 @@ def decide(
             etag=result.etag,
             last_modified=result.last_modified,
             validators_changed=validators != feed.validators,
+            pace_seconds=interval,
         )
     return FeedIntent(
         PollKind.BASELINE if not feed.baseline_done else PollKind.CHANGED,
@@ -163,6 +173,25 @@ def decide(
         new_url=result.moved_to,
         body_hash=body_hash,
         parse=True,
+        pace_seconds=interval,
+    )
+
+
+def after_parse(
+    intent: FeedIntent,
+    feed: FeedState,
+    result: FetchResult,
+    ttl_seconds: int | None,
+    interval_seconds: float,
+) -> FeedIntent:
+    """A body's own <ttl> is known only once it is parsed: settle the pace with it."""
+    base = feed.interval_seconds or interval_seconds
+    interval = pace(base, max_age(result.headers.get("cache-control")), ttl_seconds)
+    return replace(
+        intent,
+        next_check_at=next_check(intent.checked_at, interval),
+        pace_seconds=interval,
+        ttl_seconds=ttl_seconds,
     )
 
 
@@ -187,4 +216,5 @@ def failed(
         error_count=errors,
         etag=feed.etag,
         last_modified=feed.last_modified,
+        pace_seconds=interval_seconds,
     )

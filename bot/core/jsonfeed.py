@@ -36,15 +36,15 @@ def read_json_feed(body: bytes) -> RawFeed:
     try:
         document = json.loads(body.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise NotAFeed(f"not valid JSON: {exc}") from None  # json's messages are short
+        raise NotAFeed(f"not a feed: invalid JSON ({exc})") from None  # json's messages are short
     if not isinstance(document, dict):
-        raise NotAFeed("not a JSON Feed: the document is not an object")
+        raise NotAFeed("not a feed: JSON, but not an object")
     version = document.get("version")
     if not isinstance(version, str) or not version.startswith(VERSION_PREFIX):
-        raise NotAFeed("not a JSON Feed: no jsonfeed.org version")
+        raise NotAFeed("not a feed: JSON, but no jsonfeed.org version")
     items = document.get("items")
     if not isinstance(items, list):
-        raise NotAFeed("not a JSON Feed: no items list")
+        raise NotAFeed("not a feed: JSON, but no items list")
     entries: list[RawEntry] = []
     seen: set[str] = set()
     feed_author = _author(document)

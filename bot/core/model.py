@@ -46,6 +46,7 @@ class RawFeed:
     link: str | None
     entries: tuple[RawEntry, ...]
     warning: str | None = None
+    ttl_seconds: int | None = None  # RSS <ttl>: how long the publisher says to cache it
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,7 +76,14 @@ def read_feed(body: bytes, headers: Mapping[str, str] | None = None) -> RawFeed:
         link=safe_link(feed_meta.get("link")),
         entries=tuple(raw),
         warning=warning,
+        ttl_seconds=_ttl(feed_meta.get("ttl")),
     )
+
+
+def _ttl(minutes: object) -> int | None:
+    """RSS <ttl> is in minutes; anything but a positive whole number is ignored."""
+    text = str(minutes or "").strip()
+    return int(text) * 60 if text.isdigit() and 0 < int(text) < 10**6 else None
 
 
 def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) -> ParsedFeed:

@@ -54,6 +54,9 @@ class Feed(SQLModel, table=True):
     status: str = Field(default=FeedStatus.OK, max_length=16)
     last_error: str | None = Field(default=None, max_length=1000)
     error_count: int = 0
+    # Its own pace (`feed set --interval`; None: POLL_INTERVAL_SECONDS) and its RSS <ttl>.
+    interval_seconds: int | None = None
+    ttl_seconds: int | None = None
     baseline_done: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     last_checked_at: datetime | None = None

@@ -21,7 +21,15 @@ from sqlmodel import Session
 from bot import metrics
 from bot.clock import Clock, utcnow
 from bot.config import Settings
-from bot.core.decide import FeedIntent, FeedState, FetchResult, PollKind, decide, failed
+from bot.core.decide import (
+    FeedIntent,
+    FeedState,
+    FetchResult,
+    PollKind,
+    after_parse,
+    decide,
+    failed,
+)
 from bot.core.detect import detect
 from bot.core.entries import NotAFeed
 from bot.core.model import Change, ChangeKind, FeedInfo, RawFeed
@@ -181,7 +189,7 @@ class Poller:
                 session,
                 feed_ids=[q.feed_id for q in quiet],
                 now=now,
-                next_check_at=next_check(now, self.settings.poll_interval_seconds),
+                next_check_at={q.feed_id: next_check(now, q.intent.pace_seconds) for q in quiet},
                 validators={
                     q.feed_id: (q.intent.etag, q.intent.last_modified)
                     for q in quiet
@@ -238,6 +246,9 @@ def apply_result(
         else:
             if raw.warning:
                 log.info("feed %s: %s", feed.slug, raw.warning)
+            intent = after_parse(
+                intent, feed, result, raw.ttl_seconds, settings.poll_interval_seconds
+            )
             if raw.title and (not feed.title or feed.title == feed.slug):
                 title = raw.title
             changes, items = store_items(session, feed, title or feed.title, raw, now, settings)

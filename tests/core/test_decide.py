@@ -6,7 +6,15 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime, timedelta
 
-from bot.core.decide import FeedIntent, FeedState, FeedStatus, FetchResult, PollKind, decide
+from bot.core.decide import (
+    FeedIntent,
+    FeedState,
+    FeedStatus,
+    FetchResult,
+    PollKind,
+    after_parse,
+    decide,
+)
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 HOUR = 3600.0
@@ -44,6 +52,7 @@ def test_304_keeps_the_validators_and_takes_a_new_etag() -> None:
         NOW + timedelta(hours=1),
         etag='"v1"',
         last_modified="Mon, 30 Nov 2026 10:00:00 GMT",
+        pace_seconds=HOUR,
     )
     assert intent.quiet
     fresh = decide(state(), FetchResult(304, "u", headers={"etag": '"v2"'}), NOW, HOUR)
@@ -61,6 +70,7 @@ def test_410_retires_the_feed_keeping_its_error_count() -> None:
         error_count=2,
         etag='"v1"',
         last_modified="Mon, 30 Nov 2026 10:00:00 GMT",
+        pace_seconds=HOUR,
     )
     assert not intent.quiet
 
@@ -76,6 +86,7 @@ def test_other_statuses_back_off_and_honour_retry_after() -> None:
         error_count=2,
         etag='"v1"',
         last_modified="Mon, 30 Nov 2026 10:00:00 GMT",
+        pace_seconds=HOUR,
     )
     backoff = decide(state(error_count=1), FetchResult(500, "u"), NOW, HOUR)
     assert backoff.next_check_at == NOW + timedelta(hours=4)
@@ -99,6 +110,7 @@ def test_an_identical_body_is_a_quiet_unchanged_poll() -> None:
         etag='"v1"',
         last_modified="Mon, 30 Nov 2026 10:00:00 GMT",
         validators_changed=False,
+        pace_seconds=HOUR,
     )
     assert intent.quiet
     assert decide(state(), ok(etag='"v9"'), NOW, HOUR).validators_changed
@@ -118,6 +130,7 @@ def test_a_new_body_is_parsed() -> None:
         new_url=None,
         body_hash=hashlib.sha256(body).hexdigest(),
         parse=True,
+        pace_seconds=HOUR,
     )
 
 
@@ -154,3 +167,36 @@ def test_the_response_validators_are_kept_on_unchanged_and_changed_polls() -> No
     )
     changed = decide(state(), ok(BODY + b"\n", **{"last-modified": modified}), NOW, HOUR)
     assert (changed.kind, changed.last_modified) == (PollKind.CHANGED, modified)
+
+
+def test_the_feeds_own_interval_replaces_the_setting() -> None:
+    own = state(interval_seconds=900)
+    assert decide(own, ok(), NOW, HOUR).next_check_at == NOW + timedelta(minutes=15)
+    assert decide(own, ok(), NOW, HOUR).pace_seconds == 900
+    assert decide(own, "timeout", NOW, HOUR).next_check_at == NOW + timedelta(minutes=30)
+    gone = decide(own, FetchResult(410, "u"), NOW, HOUR)
+    assert gone.next_check_at == NOW + timedelta(minutes=15)
+
+
+def test_caching_hints_lengthen_the_interval_up_to_an_hour() -> None:
+    quick = state(interval_seconds=300)
+    hinted = ok(**{"cache-control": "max-age=1800"})
+    assert decide(quick, hinted, NOW, HOUR).next_check_at == NOW + timedelta(minutes=30)
+    far = ok(**{"cache-control": "public, max-age=86400"})
+    assert decide(quick, far, NOW, HOUR).next_check_at == NOW + timedelta(hours=1)
+    not_modified = FetchResult(304, "u", headers={"cache-control": "max-age=1200"})
+    assert decide(quick, not_modified, NOW, HOUR).pace_seconds == 1200
+    assert decide(state(), far, NOW, 2 * HOUR).pace_seconds == 2 * HOUR  # never shorter
+    assert decide(state(interval_seconds=300, ttl_seconds=600), ok(), NOW, HOUR).pace_seconds == 600
+
+
+def test_a_parsed_ttl_settles_the_pace() -> None:
+    feed = state(interval_seconds=300)
+    result = ok(BODY + b" ", **{"cache-control": "max-age=400"})
+    intent = decide(feed, result, NOW, HOUR)
+    settled = after_parse(intent, feed, result, 1200, HOUR)
+    assert (settled.pace_seconds, settled.ttl_seconds) == (1200, 1200)
+    assert settled.next_check_at == NOW + timedelta(minutes=20)
+    without = after_parse(intent, feed, result, None, HOUR)
+    assert (without.pace_seconds, without.ttl_seconds) == (400, None)
+    assert after_parse(intent, state(), result, None, HOUR).pace_seconds == HOUR

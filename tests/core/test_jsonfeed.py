@@ -50,17 +50,20 @@ def test_json_is_recognised_by_media_type_or_first_character(
 @pytest.mark.parametrize(
     ("body", "reason"),
     [
-        (b"{not json", "not valid JSON: Expecting property name enclosed in double quotes"),
-        (b"\xff{}", "not valid JSON: 'utf-8' codec can't decode byte 0xff"),
-        (b"[]", "not a JSON Feed: the document is not an object"),
-        (b'{"items": []}', "not a JSON Feed: no jsonfeed.org version"),
+        (
+            b"{not json",
+            "not a feed: invalid JSON (Expecting property name enclosed in double quotes",
+        ),
+        (b"\xff{}", "not a feed: invalid JSON ('utf-8' codec can't decode byte 0xff"),
+        (b"[]", "not a feed: JSON, but not an object"),
+        (b'{"items": []}', "not a feed: JSON, but no jsonfeed.org version"),
         (
             b'{"version": "https://example.org/v1", "items": []}',
-            "not a JSON Feed: no jsonfeed.org version",
+            "not a feed: JSON, but no jsonfeed.org version",
         ),
-        (b'{"version": 1, "items": []}', "not a JSON Feed: no jsonfeed.org version"),
-        (f'{{"version": "{V11}"}}'.encode(), "not a JSON Feed: no items list"),
-        (f'{{"version": "{V11}", "items": {{}}}}'.encode(), "not a JSON Feed: no items list"),
+        (b'{"version": 1, "items": []}', "not a feed: JSON, but no jsonfeed.org version"),
+        (f'{{"version": "{V11}"}}'.encode(), "not a feed: JSON, but no items list"),
+        (f'{{"version": "{V11}", "items": {{}}}}'.encode(), "not a feed: JSON, but no items list"),
     ],
 )
 def test_what_is_not_a_json_feed_says_why(body: bytes, reason: str) -> None:
@@ -71,16 +74,18 @@ def test_what_is_not_a_json_feed_says_why(body: bytes, reason: str) -> None:
 
 
 def test_deep_nesting_is_refused_not_a_crash() -> None:
-    with pytest.raises(NotAFeed, match=r"^not valid JSON: maximum recursion depth"):
+    with pytest.raises(NotAFeed, match=r"^not a feed: invalid JSON \(maximum recursion depth"):
         read_json_feed(b'{"items": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
 
 
 def test_a_json_body_goes_to_the_json_reader_through_parse_feed() -> None:
     parsed = parse_feed(feed({"id": "1", "content_text": "Hello."}))
     assert [(i.key, i.text) for i in parsed.items] == [("1", "Hello.")]
-    with pytest.raises(NotAFeed, match=r"^not a JSON Feed"):
+    with pytest.raises(NotAFeed, match=r"^not a feed: JSON, but"):
         parse_feed(b'{"some": "api"}', {"Content-Type": "application/json"})
-    with pytest.raises(NotAFeed, match=r"^not valid JSON: Expecting value"):  # the header decides
+    with pytest.raises(
+        NotAFeed, match=r"^not a feed: invalid JSON \(Expecting value"
+    ):  # the header decides
         parse_feed(b"<html>Server error</html>", {"content-type": "application/json"})
 
 

@@ -189,3 +189,22 @@ def test_reasons_from_feedparser_are_cut_at_300_characters() -> None:
     assert str(caught.value).startswith("not a feed: CharacterEncodingOverride: document declared")
     warned = parse_feed((declared + "<item><guid>g</guid></item></channel></rss>").encode())
     assert warned.warning is not None and len(warned.warning) == 300
+
+
+@pytest.mark.parametrize(
+    ("ttl", "seconds"),
+    [
+        ("<ttl>60</ttl>", 3600),
+        ("<ttl> 15 </ttl>", 900),
+        ("<ttl>0</ttl>", None),
+        ("<ttl>soon</ttl>", None),
+        ("<ttl>-5</ttl>", None),
+        ("", None),
+        ("<ttl>1000000</ttl>", None),
+    ],
+)
+def test_an_rss_ttl_is_read_in_minutes(ttl: str, seconds: int | None) -> None:
+    assert (
+        read_feed(rss("<item><guid>g</guid></item>", f"<title>T</title>{ttl}")).ttl_seconds
+        == seconds
+    )

@@ -23,6 +23,7 @@ class Route:
     content_type: str = "application/rss+xml; charset=UTF-8"
     honour_validators: bool = True
     behaviour: Behaviour | None = None
+    headers: dict[str, str] = field(default_factory=dict)  # e.g. Cache-Control, on 200 and 304
 
 
 @dataclass
@@ -77,10 +78,11 @@ class FeedServer:
             return await route.behaviour(request)
         etag = '"' + hashlib.sha1(route.body).hexdigest() + '"'
         if route.honour_validators and request.headers.get("If-None-Match") == etag:
-            return web.Response(status=304, headers={"ETag": etag})
+            return web.Response(status=304, headers={"ETag": etag, **route.headers})
         headers = {"ETag": etag, "Last-Modified": LAST_MODIFIED} if route.honour_validators else {}
         return web.Response(
-            body=route.body, headers={"Content-Type": route.content_type, **headers}
+            body=route.body,
+            headers={"Content-Type": route.content_type, **headers, **route.headers},
         )
 
 

@@ -139,8 +139,8 @@ async def _with_a_healthy_neighbour(
         (lambda: fs.raw(b"", **{"Content-Type": "application/rss+xml"}), "not a feed"),
         (
             lambda: fs.raw(
-                b'{"version": "https://jsonfeed.org/version/1.1", "items": []}',
-                **{"Content-Type": "application/feed+json"},
+                b'{"error": "rate limited", "retry": true}',  # JSON, but no JSON Feed
+                **{"Content-Type": "application/json"},
             ),
             "not a feed",
         ),

@@ -38,6 +38,7 @@ from bot.db.store.feeds import (
     mark_feeds_checked,
     move_feed,
     remove_feed,
+    set_interval,
 )
 from bot.db.store.items import (
     category_counts,
@@ -145,6 +146,7 @@ __all__ = [
     "set_digest",
     "set_edits",
     "set_filter",
+    "set_interval",
     "set_keywords",
     "set_paused",
     "set_preview_mode",

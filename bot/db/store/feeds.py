@@ -25,6 +25,7 @@ class FeedView:
     last_error: str | None
     last_checked_at: datetime | None
     trusted: bool
+    interval_seconds: int | None = None  # its own pace; None: the setting
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,7 @@ def _view(feed: Feed) -> FeedView:
         last_error=feed.last_error,
         last_checked_at=feed.last_checked_at,
         trusted=feed.trusted,
+        interval_seconds=feed.interval_seconds,
     )
 
 
@@ -90,6 +92,16 @@ def remove_feed(session: Session, *, slug: str) -> bool:
     return True
 
 
+def set_interval(session: Session, *, slug: str, seconds: int | None, now: datetime) -> bool:
+    """The feed's own pace (None: back to the setting); it takes effect from now."""
+    result = session.exec(
+        update(Feed)
+        .where(col(Feed.slug) == slug)
+        .values(interval_seconds=seconds, next_check_at=now)
+    )
+    return bool(result.rowcount)
+
+
 def move_feed(session: Session, *, slug: str, url: str, now: datetime) -> bool:
     """A new address: items, subscriptions and filters stay; validators and errors reset."""
     result = session.exec(
@@ -122,6 +134,8 @@ STATE_COLUMNS = (
     col(Feed.body_hash),
     col(Feed.baseline_done),
     col(Feed.error_count),
+    col(Feed.interval_seconds),
+    col(Feed.ttl_seconds),
 )
 
 
@@ -142,22 +156,27 @@ def mark_feeds_checked(
     *,
     feed_ids: list[int],
     now: datetime,
-    next_check_at: datetime,
+    next_check_at: dict[int, datetime],
     validators: dict[int, tuple[str | None, str | None]],
 ) -> None:
-    """Feeds that answered 304 or an identical body: healthy, checked now, lease released."""
-    healthy = {
-        "status": FeedStatus.OK,
-        "last_error": None,
-        "error_count": 0,
-        "last_checked_at": now,
-        "next_check_at": next_check_at,
-        "lease_until": None,
-        "lease_owner": None,
-    }
-    for start in range(0, len(feed_ids), 500):
-        chunk = feed_ids[start : start + 500]
-        session.exec(update(Feed).where(col(Feed.id).in_(chunk)).values(**healthy))
+    """Feeds that answered 304 or an identical body: healthy, checked now, lease released.
+    One statement per next-check time (most feeds share the default pace), in chunks."""
+    by_time: dict[datetime, list[int]] = {}
+    for feed_id in feed_ids:
+        by_time.setdefault(next_check_at[feed_id], []).append(feed_id)
+    for when, ids in by_time.items():
+        healthy = {
+            "status": FeedStatus.OK,
+            "last_error": None,
+            "error_count": 0,
+            "last_checked_at": now,
+            "next_check_at": when,
+            "lease_until": None,
+            "lease_owner": None,
+        }
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            session.exec(update(Feed).where(col(Feed.id).in_(chunk)).values(**healthy))
     for feed_id, (etag, modified) in validators.items():
         session.exec(
             update(Feed).where(col(Feed.id) == feed_id).values(etag=etag, last_modified=modified)
@@ -180,7 +199,9 @@ def apply_intent(
         "lease_owner": None,
     }
     if intent.parse and intent.body_hash is not None:
-        values.update(body_hash=intent.body_hash, baseline_done=True)
+        values.update(
+            body_hash=intent.body_hash, baseline_done=True, ttl_seconds=intent.ttl_seconds
+        )
     if intent.new_url and get_feed_by_url(session, url=intent.new_url) is None:
         values["url"] = intent.new_url
     if title:

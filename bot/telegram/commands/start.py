@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from telegram import Update
 
+from bot.core.schedule import format_duration
 from bot.db import store
 from bot.telegram import texts
 from bot.telegram.context import Context, esc
@@ -25,6 +26,11 @@ async def cmd_feeds(update: Update, context: Context) -> None:
     lines = [_("<b>Watched feeds</b>")]
     for row in rows:
         status = "" if row.feed.status == "ok" else f" ({esc(row.feed.status)})"
-        lines.append(f"<code>{esc(row.feed.slug)}</code> — {esc(row.feed.title)}{status}")
+        pace = ""
+        if row.feed.interval_seconds:
+            every = format_duration(row.feed.interval_seconds)
+            pace = " · " + _("every {interval}").format(interval=every)
+        line = f"<code>{esc(row.feed.slug)}</code> — {esc(row.feed.title)}{pace}{status}"
+        lines.append(line)
     lines.append("\n" + _("Subscribe with /subscribe SLUG"))
     await context.reply("\n".join(lines))

@@ -53,6 +53,7 @@ class Settings(BaseSettings):
     max_subscriptions_per_chat: int = Field(default=50, ge=1)
     max_categories_per_filter: int = Field(default=50, ge=1)
     commands_per_minute: int = Field(default=30, ge=1)
+    feed_alert_after_seconds: float = Field(default=86_400.0, ge=0)
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -73,6 +73,8 @@ class FeedState:
     error_count: int = 0
     interval_seconds: int | None = None  # the feed's own pace (`feed set --interval`)
     ttl_seconds: int | None = None  # its RSS <ttl>, read at the last parse
+    failing_since: datetime | None = None  # the first failed poll of the current failure
+    alert: str | None = None  # what operators were last told (core/alerts.py)
 
     @property
     def validators(self) -> tuple[str | None, str | None]:
@@ -104,8 +106,9 @@ class FeedIntent:
 
     @property
     def quiet(self) -> bool:
-        """Nothing but the schedule (and maybe validators) changes: batched per cycle."""
-        return self.kind in QUIET
+        """Nothing but the schedule (and maybe validators) changes: batched per cycle. A move
+        (a permanent redirect, even to a 304) is never quiet: the feed's URL changes."""
+        return self.kind in QUIET and self.new_url is None
 
 
 def decide(
@@ -133,6 +136,7 @@ def decide(
             etag=etag,
             last_modified=feed.last_modified,
             validators_changed=(etag, feed.last_modified) != feed.validators,
+            new_url=result.moved_to,
             pace_seconds=interval,
         )
     if result.status == 410:

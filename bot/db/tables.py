@@ -57,6 +57,9 @@ class Feed(SQLModel, table=True):
     # Its own pace (`feed set --interval`; None: POLL_INTERVAL_SECONDS) and its RSS <ttl>.
     interval_seconds: int | None = None
     ttl_seconds: int | None = None
+    # Operator alerts (core/alerts.py): since when it fails, and what operators were told.
+    failing_since: datetime | None = None
+    alert: str | None = Field(default=None, max_length=16)
     baseline_done: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     last_checked_at: datetime | None = None
@@ -148,7 +151,7 @@ class Delivery(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
     feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE")
-    item_id: int = Field(foreign_key="item.id", ondelete="CASCADE")
+    item_id: int | None = Field(default=None, foreign_key="item.id", ondelete="CASCADE")
     kind: str = Field(max_length=16)
     text: str = Field(sa_column=Column(Text, nullable=False))
     preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})

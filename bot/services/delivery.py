@@ -285,9 +285,10 @@ class Sender:
 
     async def _original(self, delivery: Delivery) -> ReplyParameters | None:
         """For an edit: the chat's first message about the item, replied to if still there."""
-        if delivery.kind != "edited":
+        item_id = delivery.item_id
+        if delivery.kind != "edited" or item_id is None:
             return None
-        chat_id, item_id = delivery.chat_id, delivery.item_id
+        chat_id = delivery.chat_id
         found = await self._db(
             lambda s: store.original_message_id(s, chat_id=chat_id, item_id=item_id)
         )

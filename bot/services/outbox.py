@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from bot.core.alerts import AlertKind, AlertStep, render_alert
+from bot.core.decide import FeedIntent, FeedState
 from bot.core.digest import DigestEntry, render_digest
 from bot.core.filters import wants
 from bot.core.model import Audience, Change, ChangeKind, FeedInfo, ParsedItem
@@ -105,3 +107,23 @@ def _row(
         thread_id=reader.thread_id,
         held=reader.digest if held is None else held,
     )
+
+
+def plan_alert(
+    kind: AlertKind,
+    feed: FeedState,
+    intent: FeedIntent,
+    step: AlertStep,
+    languages: Mapping[int, str | None],
+) -> list[OutboxRow]:
+    """An operator alert for each operator (chat id → its language)."""
+    return [
+        OutboxRow(
+            chat_id=chat_id,
+            feed_id=feed.id,
+            item_id=None,
+            kind="alert",
+            text=render_alert(kind, feed, intent, step.failing_since, translator(language)),
+        )
+        for chat_id, language in languages.items()
+    ]

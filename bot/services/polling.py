@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -21,6 +22,7 @@ from sqlmodel import Session
 from bot import metrics
 from bot.clock import Clock, utcnow
 from bot.config import Settings
+from bot.core.alerts import AlertStep, alert_step
 from bot.core.decide import (
     FeedIntent,
     FeedState,
@@ -36,10 +38,11 @@ from bot.core.model import Change, ChangeKind, FeedInfo, RawFeed
 from bot.core.parse import finish_feed, read_feed
 from bot.core.schedule import next_check
 from bot.core.text import FINGERPRINT_VERSION
+from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.engine import transaction, writer
 from bot.fetch import Fetcher, FetchError
-from bot.services.outbox import plan_changes
+from bot.services.outbox import plan_alert, plan_changes
 
 log = logging.getLogger(__name__)
 LAST_CYCLE_KEY = "last_poll_cycle_finished"
@@ -164,7 +167,7 @@ class Poller:
         except FetchError as exc:
             result = str(exc)
         intent = decide(feed, result, self.clock(), self.settings.poll_interval_seconds)
-        if intent.quiet:
+        if intent.quiet and feed.failing_since is None and feed.alert is None:
             quiet.append(QuietPoll(feed.id, intent))
             outcome = PollOutcome(feed.slug, intent.kind, feed_title=feed.title)
         else:
@@ -232,33 +235,45 @@ def apply_result(
     raw: RawFeed | None = None,
 ) -> PollOutcome:
     """One feed's poll result, stored in the caller's transaction."""
-    intent = decide(feed, result, now, settings.poll_interval_seconds)
+    interval = settings.poll_interval_seconds
+    intent = decide(feed, result, now, interval)
     changes: tuple[Change, ...] = ()
     items, title = 0, None
+    if intent.new_url:
+        log.info("feed %s: moved permanently to %s", feed.slug, redact_urls(intent.new_url))
     if intent.parse:
         assert isinstance(result, FetchResult)
-        if intent.new_url:
-            log.info("feed %s: moved permanently to %s", feed.slug, intent.new_url)
         try:
             raw = raw or read_feed(result.body, result.headers)
         except NotAFeed as exc:
-            intent = failed(feed, str(exc), now, settings.poll_interval_seconds)
+            intent = failed(feed, str(exc), now, feed.interval_seconds or interval)
         else:
             if raw.warning:
                 log.info("feed %s: %s", feed.slug, raw.warning)
-            intent = after_parse(
-                intent, feed, result, raw.ttl_seconds, settings.poll_interval_seconds
-            )
+            intent = after_parse(intent, feed, result, raw.ttl_seconds, interval)
             if raw.title and (not feed.title or feed.title == feed.slug):
                 title = raw.title
             changes, items = store_items(session, feed, title or feed.title, raw, now, settings)
-    store.apply_intent(session, feed_id=feed.id, intent=intent, title=title)
+    step = alert_step(feed, intent, timedelta(seconds=settings.feed_alert_after_seconds))
+    store.apply_intent(session, feed_id=feed.id, intent=intent, title=title, alert=step)
+    if step.send is not None:
+        alert_operators(session, feed, intent, step, settings.bot_admin_ids)
     kind = intent.kind
     if kind is PollKind.CHANGED and not changes:
         kind = PollKind.UNCHANGED
     return PollOutcome(
         feed.slug, kind, changes, intent.error, items, feed_title=title or feed.title
     )
+
+
+def alert_operators(
+    session: Session, feed: FeedState, intent: FeedIntent, step: AlertStep, operators: Iterable[int]
+) -> None:
+    """One private message to each operator (queued in the poll's transaction, like posts)."""
+    assert step.send is not None
+    log.warning("feed %s: telling the operators it is %s", feed.slug, step.send.value)
+    languages = {op: store.ensure_private_chat(session, chat_id=op) for op in sorted(operators)}
+    store.enqueue(session, rows=plan_alert(step.send, feed, intent, step, languages))
 
 
 def store_items(

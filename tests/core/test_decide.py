@@ -200,3 +200,13 @@ def test_a_parsed_ttl_settles_the_pace() -> None:
     without = after_parse(intent, feed, result, None, HOUR)
     assert (without.pace_seconds, without.ttl_seconds) == (400, None)
     assert after_parse(intent, state(), result, None, HOUR).pace_seconds == HOUR
+
+
+def test_a_permanent_redirect_to_a_304_still_moves_the_feed() -> None:
+    moved = FetchResult(304, "https://new.example/feed/", moved_to="https://new.example/feed/")
+    intent = decide(state(), moved, NOW, HOUR)
+    assert (intent.kind, intent.new_url, intent.quiet) == (
+        PollKind.NOT_MODIFIED,
+        "https://new.example/feed/",
+        False,
+    )

@@ -18,6 +18,7 @@ from bot.db.store.budget import reserve
 from bot.db.store.chats import (
     chat_language,
     chat_timezone,
+    ensure_private_chat,
     is_paused,
     migrate_chat,
     set_chat_active,
@@ -113,6 +114,7 @@ __all__ = [
     "digest_sent",
     "digest_subscriptions",
     "enqueue",
+    "ensure_private_chat",
     "feed_audience",
     "feed_by_id",
     "feed_snapshots",

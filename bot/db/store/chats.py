@@ -29,6 +29,17 @@ def upsert_chat(
     session.flush()
 
 
+def ensure_private_chat(session: Session, *, chat_id: int) -> str | None:
+    """A user's private chat, created if the bot never heard from them (an operator who only
+    set BOT_ADMIN_IDS); returns its language."""
+    chat = session.get(Chat, chat_id)
+    if chat is None:
+        chat = Chat(id=chat_id, type="private", title="")
+        session.add(chat)
+        session.flush()
+    return chat.language
+
+
 def chat_language(session: Session, *, chat_id: int) -> tuple[bool, str | None]:
     """(the chat is known, its language): a known chat without one has not chosen yet."""
     chat = session.get(Chat, chat_id)

@@ -9,6 +9,7 @@ from sqlalchemy import delete, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
+from bot.core.alerts import AlertStep
 from bot.core.decide import FeedIntent, FeedState, FeedStatus
 from bot.db.tables import Delivery, Feed, FeedCategory, Item, Subscription
 
@@ -136,6 +137,8 @@ STATE_COLUMNS = (
     col(Feed.error_count),
     col(Feed.interval_seconds),
     col(Feed.ttl_seconds),
+    col(Feed.failing_since),
+    col(Feed.alert),
 )
 
 
@@ -184,7 +187,12 @@ def mark_feeds_checked(
 
 
 def apply_intent(
-    session: Session, *, feed_id: int, intent: FeedIntent, title: str | None = None
+    session: Session,
+    *,
+    feed_id: int,
+    intent: FeedIntent,
+    title: str | None = None,
+    alert: AlertStep | None = None,
 ) -> None:
     """Write what the decision says about the feed row; the lease is released with it."""
     values: dict[str, object] = {
@@ -206,4 +214,6 @@ def apply_intent(
         values["url"] = intent.new_url
     if title:
         values["title"] = title
+    if alert is not None:
+        values.update(alert=alert.state, failing_since=alert.failing_since)
     session.exec(update(Feed).where(col(Feed.id) == feed_id).values(**values))

@@ -19,7 +19,7 @@ class OutboxRow:
 
     chat_id: int
     feed_id: int
-    item_id: int
+    item_id: int | None  # None: an operator alert about the feed
     kind: str
     text: str
     preview: bool = False
@@ -71,7 +71,7 @@ def delivered_item_ids(session: Session, *, chat_id: int, item_ids: list[int]) -
             Delivery.chat_id == chat_id, col(Delivery.item_id).in_(item_ids)
         )
     ).all()
-    return set(rows)
+    return {item_id for item_id in rows if item_id is not None}
 
 
 def pending_by_chat(session: Session, *, chat_ids: list[int]) -> dict[int, list[Delivery]]:

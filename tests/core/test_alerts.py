@@ -81,3 +81,17 @@ def test_messages_name_the_feed_and_escape_what_it_sent() -> None:
     assert render_alert(AlertKind.RECOVERED, untitled, intent(FeedStatus.OK), None) == (
         "✅ Feed <b>quillon</b> (<code>quillon</code>) works again."
     )
+
+
+def test_long_titles_and_reasons_are_cut() -> None:
+    long = replace(FEED, title="t" * 201)
+    failing = intent(FeedStatus.ERROR, error="e" * 301)
+    text = render_alert(AlertKind.FAILING, long, failing, NOW)
+    assert f"<b>{'t' * 198}…</b>" in text and text.endswith(f"UTC: {'e' * 298}…")
+    exact = render_alert(
+        AlertKind.FAILING,
+        replace(FEED, title="t" * 200),
+        intent(FeedStatus.ERROR, error="e" * 300),
+        NOW,
+    )
+    assert f"<b>{'t' * 200}</b>" in exact and exact.endswith(f"UTC: {'e' * 300}")

@@ -144,3 +144,10 @@ def test_a_post_new_and_edited_in_one_period_is_listed_once_with_a_note() -> Non
 def test_entries_without_an_item_are_never_merged() -> None:
     (message,) = render_digest("F", [DigestEntry("a", None, ()), DigestEntry("b", None, ())])
     assert message.endswith("• a\n• b")
+
+
+def test_entries_without_an_item_never_swallow_a_real_item() -> None:
+    loose = [DigestEntry(f"loose {n}", None, ()) for n in range(3)]
+    real = DigestEntry("real", None, (), updated=True, item_id=1)
+    (message,) = render_digest("F", [*loose, real])
+    assert message.endswith("• loose 0\n• loose 1\n• loose 2\n• Updated: real")

@@ -75,3 +75,10 @@ def test_an_image_change_is_not_an_edit() -> None:
     two = parse_feed(feed.format('<media:thumbnail url="https://img.example/2.jpg"/>').encode())
     assert before == one.items[0].image != two.items[0].image
     assert one.items[0].fingerprint == two.items[0].fingerprint
+
+
+def test_media_content_marked_as_an_image_by_its_medium_alone() -> None:
+    assert image_of('<media:content url="https://img.example/m.jpg" medium="image"/>') == (
+        "https://img.example/m.jpg"
+    )
+    assert image_of('<media:content url="https://v.example/v.mp4" medium="video"/>') is None

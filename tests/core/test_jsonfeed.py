@@ -186,3 +186,12 @@ def test_dates_are_rfc_3339_in_utc_published_first() -> None:
 def test_tags_are_categories_when_they_are_a_list() -> None:
     assert one({"tags": ["Talks", "talks", " ", 7, None]}).categories == ("Talks", "7")
     assert one({"tags": "Talks"}).categories == ()
+
+
+def test_the_image_then_the_banner_image_then_the_first_img() -> None:
+    assert one(
+        {"image": "https://i.example/a.png", "banner_image": "https://i.example/b.png"}
+    ).image == ("https://i.example/a.png")
+    assert one({"banner_image": "https://i.example/b.png"}).image == "https://i.example/b.png"
+    body = {"content_html": "<p><img src='https://i.example/c.png'></p>"}
+    assert one(body).image == "https://i.example/c.png"

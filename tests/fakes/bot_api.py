@@ -463,6 +463,22 @@ class FakeBotApi:
             "document": {"file_id": "doc", "file_unique_id": "doc1"},
         }
 
+    async def _api_sendphoto(self, params: dict[str, Any]) -> Any:
+        """Recorded with the messages (its caption as the text), as Telegram answers it."""
+        chat_id = _int(params.get("chat_id"))
+        assert chat_id is not None
+        caption = str(params.get("caption", ""))
+        message_id = next(self._message_ids)
+        with self.lock:
+            self.sent.append(Sent(chat_id, caption, params.get("parse_mode"), params, message_id))
+        return {
+            "message_id": message_id,
+            "date": int(time.time()),
+            "chat": {"id": chat_id, "type": "private", "first_name": "Ada"},
+            "photo": [{"file_id": "photo", "file_unique_id": "photo1", "width": 1, "height": 1}],
+            "caption": caption,
+        }
+
     async def _api_getchatmember(self, params: dict[str, Any]) -> Any:
         chat_id, user_id = _int(params.get("chat_id")), _int(params.get("user_id"))
         with self.lock:

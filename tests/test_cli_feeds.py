@@ -102,3 +102,25 @@ def test_feed_set_interval_paces_one_feed_and_shows_it(
     assert main(["feed", "set", "nope", "--interval", "1h"]) == 1
     assert main(["feed", "set", "lumen", "--interval", "default"]) == 0
     assert "(the default)" in capsys.readouterr().out
+
+
+def test_a_json_feed_through_feed_add_and_a_dry_run_poll(
+    feeds: FeedServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    def document(*items: dict[str, str]) -> bytes:
+        version = "https://jsonfeed.org/version/1.1"
+        return json.dumps({"version": version, "title": "Ines Park", "items": items}).encode()
+
+    talk = {"id": "talk", "title": "Scheduler talk", "content_text": "Slides are up."}
+    meetup = {"id": "meetup", "title": "Meetup", "content_text": "We meet on Saturday."}
+    url = feeds.serve("/feed.json", document(talk), content_type="application/feed+json")
+    assert main(["feed", "add", url, "--name", "ines"]) == 0
+    assert "added ines: Ines Park (1 items)" in capsys.readouterr().out
+    edited = {**talk, "content_text": "Slides are up. The recording follows next week."}
+    feeds.serve("/feed.json", document(meetup, edited), content_type="application/feed+json")
+    assert main(["poll", "--once", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "Meetup" in out and "Scheduler talk" in out
+    assert "1 new" in out and "1 edited" in out

@@ -196,6 +196,7 @@ def test_reasons_from_feedparser_are_cut_at_300_characters() -> None:
     [
         ("<ttl>60</ttl>", 3600),
         ("<ttl> 15 </ttl>", 900),
+        ("<ttl>1</ttl>", 60),
         ("<ttl>0</ttl>", None),
         ("<ttl>soon</ttl>", None),
         ("<ttl>-5</ttl>", None),

@@ -41,7 +41,8 @@ def test_feed_add_list_remove(
     assert capsys.readouterr().out.strip() == f"added lumen: Lumen Blog ({count} items)"
     assert main(["feed", "list"]) == 0
     line = capsys.readouterr().out.strip()
-    assert line.startswith(f"lumen\t{url}\t{count} items\tchecked ") and line.endswith("\tok")
+    assert line.startswith(f"lumen\t{url}\t{count} items\tevery 5m\tchecked ")
+    assert line.endswith("\tok")
     assert main(["feed", "add", url]) == 1
     assert "already watched" in capsys.readouterr().err
     assert main(["feed", "remove", "lumen"]) == 0

@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     max_subscriptions_per_chat: int = Field(default=50, ge=1)
+    # Flood guard: more new posts than this from one poll of one feed become one list per chat.
+    max_new_per_poll: int = Field(default=10, ge=1)
     max_categories_per_filter: int = Field(default=50, ge=1)
     commands_per_minute: int = Field(default=30, ge=1)
     feed_alert_after_seconds: float = Field(default=86_400.0, ge=0)

@@ -1,68 +1,107 @@
 """Decide what is news: compare a parsed feed with what is stored.
 
 Rules (reasons in docs/design.md):
-- a key never seen is `new`, unless this is the feed's first successful poll (baseline: silent);
-- a known key whose visible-text fingerprint changed is `edited`, with a sentence diff;
+- on the feed's first successful poll everything is the baseline: stored, never announced;
+- a never-seen key (after `identity.reconcile` has re-keyed the posts it recognised) is `new`,
+  unless `identity.sort_unseen` calls it history (the window growing into the past);
+- a known key whose visible-text fingerprint changed is `edited` when `edits.judge` says a reader
+  would care (not counters, not a template, not an excerpt switch, not a fingerprint version);
 - a known key whose fingerprint is unchanged is nothing, however much its markup moved;
-- a known key fingerprinted by another version (an html2text upgrade, a renderer fix) is
-  re-baselined silently when its words are the same, and is an edit when they are not;
 - items missing from the feed are not touched here: a post that comes back is not new.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from bot.core.model import (
-    Change,
-    ChangeKind,
-    Detection,
-    ParsedFeed,
-    ParsedItem,
-    StoredItem,
-    TextDiff,
-)
-from bot.core.text import FINGERPRINT_VERSION, same_words, sentence_diff
+from bot.core.edits import Absorbed, judge
+from bot.core.identity import Rekey, sort_unseen
+from bot.core.model import Change, ChangeKind, Detection, ParsedFeed, ParsedItem, StoredItem
 
 
 def detect(
-    feed: ParsedFeed, stored: Mapping[str, StoredItem], *, baseline: bool = False
+    feed: ParsedFeed,
+    stored: Mapping[str, StoredItem],
+    *,
+    baseline: bool = False,
+    now: datetime | None = None,
+    newest_stored: datetime | None = None,
+    has_stored: bool = False,
 ) -> Detection:
-    """Events for `feed` given the stored items (only keys present in the feed matter)."""
+    """Events for `feed` given the stored items (only keys present in the feed matter).
+
+    `has_stored` and `newest_stored` describe the feed's stored items as a whole (needed when
+    none of them is in this document); `now` dates history (default: the newest entry's date).
+    """
     changes: list[Change] = []
     unchanged: list[str] = []
-    rebaselined: list[str] = []
+    changed: list[tuple[StoredItem, ParsedItem]] = []
     for item in feed.items:
         previous = stored.get(item.key)
         if previous is None:
-            if not baseline:
-                changes.append(Change(ChangeKind.NEW, item))
-        elif previous.fingerprint == item.fingerprint:
+            continue
+        if previous.fingerprint == item.fingerprint:
             unchanged.append(item.key)
-        elif previous.fingerprint_version != FINGERPRINT_VERSION and _same_post(previous, item):
-            rebaselined.append(item.key)
         else:
-            changes.append(Change(ChangeKind.EDITED, item, describe_edit(previous, item)))
+            changed.append((previous, item))
+    history: tuple[str, ...] = ()
+    notes: list[str] = []
+    if not baseline:
+        dates = [item.published for item in feed.items if item.published is not None]
+        moment = now or (max(dates) if dates else None)
+        unseen = sort_unseen(feed.items, stored, moment, newest_stored, has_stored)
+        news = set(unseen.news)
+        changes += [Change(ChangeKind.NEW, item) for item in feed.items if item.key in news]
+        history = unseen.history
+        if history and unseen.migration:
+            notes.append(f"stored {len(history)} items silently: the whole window changed ids")
+        elif history:
+            notes.append(f"stored {len(history)} older items silently")
+    known = sum(1 for item in feed.items if item.key in stored)
+    absorbed: dict[str, str] = {}
+    places: dict[str, tuple[str, ...]] = {}
+    by_key = {item.key: item for item in feed.items}
+    for verdict in judge(changed, known):
+        if verdict.diff is not None:
+            changes.append(Change(ChangeKind.EDITED, by_key[verdict.key], verdict.diff))
+        elif verdict.absorbed is not None:
+            absorbed[verdict.key] = verdict.absorbed.value
+        if verdict.places != stored[verdict.key].volatile:
+            places[verdict.key] = verdict.places
+    for reason, count in sorted(Counter(absorbed.values()).items()):
+        notes.append(_NOTES[reason].format(n=count, s="s" * (count != 1)))
     changes.sort(key=lambda change: reading_order(change.item))
     return Detection(
-        changes=tuple(changes), unchanged=tuple(unchanged), rebaselined=tuple(rebaselined)
+        changes=tuple(changes),
+        unchanged=tuple(unchanged),
+        absorbed=absorbed,
+        history=history,
+        places=places,
+        notes=tuple(notes),
     )
 
 
-def _same_post(previous: StoredItem, item: ParsedItem) -> bool:
-    return same_words(previous.title, item.title) and same_words(previous.text, item.text)
+_NOTES: dict[str, str] = {
+    Absorbed.VERSION: "re-baselined {n} item{s} silently (the fingerprint version changed)",
+    Absorbed.COUNTERS: "ignored changed counters on {n} item{s}",
+    Absorbed.TEMPLATE: "ignored a template change on {n} item{s}",
+    Absorbed.EXCERPT: "ignored an excerpt/full text switch on {n} item{s}",
+}
 
 
-def describe_edit(previous: StoredItem, item: ParsedItem) -> TextDiff:
-    added, removed = sentence_diff(previous.text, item.text)
-    title_changed = previous.title != item.title
-    return TextDiff(
-        old_title=previous.title if title_changed else None,
-        new_title=item.title if title_changed else None,
-        added=added,
-        removed=removed,
-    )
+def explain(rekeys: Sequence[Rekey], detection: Detection) -> str | None:
+    """One line naming what a poll absorbed instead of announcing (None when nothing was)."""
+    parts: list[str] = []
+    if rekeys:
+        how = Counter(rekey.match.value for rekey in rekeys)
+        why = ", ".join(f"{n} by {match}" for match, n in sorted(how.items()))
+        parts.append(
+            f"re-keyed {len(rekeys)} item{'s' * (len(rekeys) != 1)}: GUID migration ({why})"
+        )
+    parts += detection.notes
+    return "; ".join(parts) or None
 
 
 def reading_order(item: ParsedItem) -> tuple[int, float, int]:

@@ -6,6 +6,7 @@ several messages only when one would pass Telegram's 4096-unit limit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 from enum import StrEnum
@@ -13,6 +14,7 @@ from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from bot.core.lang import ENGLISH, N_, Translator, UserError
+from bot.core.model import ParsedItem
 from bot.core.render import TELEGRAM_LIMIT, esc, esc_attr, telegram_length
 from bot.core.text import shorten
 
@@ -109,6 +111,28 @@ def render_digest(
     head = tr.ngettext(
         "<b>Digest: {feed}</b> — {count} post", "<b>Digest: {feed}</b> — {count} posts", count
     ).format(feed=esc(shorten(feed_title, 100)), count=count)
+    return _list_messages(head, groups, tr)
+
+
+def render_new_list(
+    feed_title: str, items: Sequence[ParsedItem], tr: Translator = ENGLISH
+) -> list[str]:
+    """The flood guard's message: one poll's many new posts as linked titles, like a digest."""
+    other = tr.gettext("Other")
+    groups: dict[str, list[DigestEntry]] = {}
+    for item in items:
+        entry = DigestEntry(item.title, item.link, item.categories)
+        groups.setdefault(item.categories[0] if item.categories else other, []).append(entry)
+    head = tr.ngettext(
+        "<b>{feed}</b> — {count} new post at once",
+        "<b>{feed}</b> — {count} new posts at once",
+        len(items),
+    ).format(feed=esc(shorten(feed_title, 100)), count=len(items))
+    return _list_messages(head, groups, tr)
+
+
+def _list_messages(head: str, groups: dict[str, list[DigestEntry]], tr: Translator) -> list[str]:
+    """Linked titles grouped by category, split only past Telegram's limit."""
     updated = tr.gettext("Updated: ")
     edited_since = tr.gettext("↳ <i>edited since it was posted</i>")
     continued = tr.gettext("{head} (continued)").format(head=head)

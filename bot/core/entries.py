@@ -65,9 +65,17 @@ def raw_entry(
     html: str,
     position: int,
     images: Iterable[object] = (),
+    full: bool = True,
+    summary: str = "",
 ) -> RawEntry:
     """`images` are candidate image URLs, best first: the first absolute http(s) one is kept,
-    else the first `<img>` of the HTML."""
+    else the first `<img>` of the HTML. `full` says `html` is the full text; `summary` is the
+    entry's own excerpt beside it (hashed, so a later excerpt-only item is compared with it)."""
+    content_hash = _sha256(html)
+    if not full:
+        excerpt_hash: str | None = content_hash
+    else:
+        excerpt_hash = _sha256(summary) if summary.strip() and summary != html else None
     return RawEntry(
         key=key,
         title=title,
@@ -76,10 +84,16 @@ def raw_entry(
         published=published,
         categories=categories(terms),
         html=html,
-        content_hash=hashlib.sha256(html.encode("utf-8", "surrogatepass")).hexdigest(),
+        content_hash=content_hash,
         position=position,
         image=first_image((*images, *_IMG_SRC.findall(html[:MAX_IMAGE_SCAN_CHARS]))),
+        full=full,
+        excerpt_hash=excerpt_hash,
     )
+
+
+def _sha256(html: str) -> str:
+    return hashlib.sha256(html.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def first_image(candidates: Iterable[object]) -> str | None:

@@ -68,6 +68,8 @@ def read_item(item: Mapping[str, Any], position: int, feed_author: str = "") -> 
     published = _date(item.get("date_published")) or _date(item.get("date_modified"))
     url = _text(item.get("url")) or _text(item.get("external_url"))
     tags = item.get("tags")
+    body = _body(item)
+    summary = html.escape(_text(item.get("summary")))
     return raw_entry(
         key=item_key((_text(item.get("id")), _text(item.get("url"))), title, published),
         title=title,
@@ -75,9 +77,11 @@ def read_item(item: Mapping[str, Any], position: int, feed_author: str = "") -> 
         author=_author(item) or feed_author,
         published=published,
         terms=tags if isinstance(tags, list) else (),
-        html=_body(item),
+        html=body or summary,
         position=position,
         images=(item.get("image"), item.get("banner_image")),
+        full=bool(body),
+        summary=summary,
     )
 
 
@@ -91,6 +95,7 @@ def _text(value: object) -> str:
 
 
 def _body(item: Mapping[str, Any]) -> str:
+    """The full text (content_html, else content_text as paragraphs); "" when only a summary."""
     content_html = _text(item.get("content_html"))
     if content_html.strip():
         return content_html
@@ -98,7 +103,7 @@ def _body(item: Mapping[str, Any]) -> str:
     if content_text.strip():
         paragraphs = content_text.replace("\r\n", "\n").split("\n\n")
         return "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs if p.strip())
-    return html.escape(_text(item.get("summary")))
+    return ""
 
 
 def _author(holder: Mapping[str, Any]) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
@@ -22,6 +23,8 @@ class ParsedItem:
     position: int
     content_hash: str = ""
     image: str | None = None  # an absolute http(s) URL; not part of the fingerprint
+    full: bool = True  # the body is the full text (content), not only a summary
+    excerpt_hash: str | None = None  # hash of the summary's HTML (to compare like with like)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,8 @@ class RawEntry:
     content_hash: str
     position: int
     image: str | None = None
+    full: bool = True
+    excerpt_hash: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +65,18 @@ class ParsedFeed:
 
 
 @dataclass(frozen=True, slots=True)
+class Identity:
+    """The hashes an item is found by when its key changes (core/identity.py), stored with it."""
+
+    canon_key: str
+    canon_link: str | None
+    canon_title: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class StoredItem:
-    """What the database remembers of an item: enough to detect and describe an edit."""
+    """What the database remembers of an item: enough to recognise it, and to detect and
+    describe an edit."""
 
     key: str
     title: str
@@ -70,6 +85,12 @@ class StoredItem:
     content_hash: str | None = None
     # The text.FINGERPRINT_VERSION that made `fingerprint` ("" for rows older than versions).
     fingerprint_version: str = ""
+    link: str | None = None
+    published: datetime | None = None
+    identity: Identity | None = None
+    full: bool | None = None  # None: stored before Feedwatch told excerpts from full text
+    excerpt_hash: str | None = None
+    volatile: tuple[str, ...] = ()  # places where its numbers changed before (counters)
 
 
 class ChangeKind(StrEnum):
@@ -101,13 +122,23 @@ class Detection:
     """Outcome of comparing a feed with stored state.
 
     `changes` are the events in reading order; `unchanged` are keys whose stored row only needs
-    its last-seen time refreshed; `rebaselined` are keys whose fingerprint changed only because
-    the fingerprint version did (their stored text and fingerprint are rewritten silently).
+    its last-seen time refreshed; `absorbed` maps keys whose fingerprint changed without an edit
+    worth telling (a fingerprint version, counters, a template, an excerpt switch) to the reason:
+    their stored text is rewritten silently. `history` are never-seen keys stored silently;
+    `places` the counter places to remember per key; `notes` say what was absorbed, for the log.
     """
 
     changes: tuple[Change, ...]
     unchanged: tuple[str, ...] = ()
-    rebaselined: tuple[str, ...] = ()
+    absorbed: Mapping[str, str] = field(default_factory=dict)
+    history: tuple[str, ...] = ()
+    places: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def rebaselined(self) -> tuple[str, ...]:
+        """Keys re-baselined because only the fingerprint version changed."""
+        return tuple(k for k, why in self.absorbed.items() if why == "fingerprint version")
 
 
 @dataclass(frozen=True, slots=True)

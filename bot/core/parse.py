@@ -118,6 +118,8 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
                 position=entry.position,
                 content_hash=entry.content_hash,
                 image=entry.image,
+                full=entry.full,
+                excerpt_hash=entry.excerpt_hash,
             )
         )
     return ParsedFeed(title=raw.title, link=raw.link, items=tuple(items), warning=raw.warning)
@@ -127,6 +129,8 @@ def read_entry(entry: Mapping[str, Any], position: int) -> RawEntry:
     """Reduce one feedparser entry to the fields Feedwatch stores and shows."""
     title = _title(entry)
     published = _published(entry)
+    content = _content_html(entry)
+    summary = str(entry.get("summary") or "")
     return raw_entry(
         key=item_key((entry.get("id"), entry.get("link")), title, published),
         title=title,
@@ -134,9 +138,11 @@ def read_entry(entry: Mapping[str, Any], position: int) -> RawEntry:
         author=entry.get("author"),
         published=published,
         terms=(tag.get("term") for tag in entry.get("tags") or []),
-        html=_content_html(entry),
+        html=content or summary,
         position=position,
         images=_images(entry),
+        full=bool(content),
+        summary=summary,
     )
 
 
@@ -163,13 +169,14 @@ def _title(entry: Mapping[str, Any]) -> str:
 
 
 def _content_html(entry: Mapping[str, Any]) -> str:
-    """The fullest body the entry offers: content:encoded / atom content, else the summary."""
+    """The fullest content the entry offers (content:encoded, Atom content); "" when it has
+    only a summary."""
     best = ""
     for content in entry.get("content") or []:
         value = str(content.get("value") or "")
         if len(value) > len(best):
             best = value
-    return best or str(entry.get("summary") or "")
+    return best
 
 
 def _published(entry: Mapping[str, Any]) -> datetime | None:

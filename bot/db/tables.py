@@ -69,7 +69,12 @@ class Feed(SQLModel, table=True):
 
 
 class Item(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("feed_id", "key"),)
+    __table_args__ = (
+        UniqueConstraint("feed_id", "key"),
+        Index("ix_item_canon_key", "feed_id", "canon_key"),
+        Index("ix_item_canon_link", "feed_id", "canon_link"),
+        Index("ix_item_canon_title", "feed_id", "canon_title"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE")
@@ -87,6 +92,15 @@ class Item(SQLModel, table=True):
     fingerprint_version: str = Field(
         default="", max_length=40, sa_column_kwargs={"server_default": ""}
     )
+    # Found again under a new key by these (core/identity.py): hashes of the canonical id, the
+    # canonical link, and the title with the publication date.
+    canon_key: str = Field(default="", max_length=64, sa_column_kwargs={"server_default": ""})
+    canon_link: str | None = Field(default=None, max_length=64)
+    canon_title: str | None = Field(default=None, max_length=64)
+    # Excerpt or full text (None: stored before 0015), the summary's hash, counter places.
+    full: bool | None = None
+    excerpt_hash: str | None = Field(default=None, max_length=64)
+    volatile: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     first_seen_at: datetime = Field(default_factory=utcnow)
     last_changed_at: datetime = Field(default_factory=utcnow)
     last_seen_at: datetime = Field(default_factory=utcnow, index=True)

@@ -11,12 +11,14 @@ from collections.abc import Iterable, Mapping
 
 from bot.core.alerts import AlertKind, AlertStep, render_alert
 from bot.core.decide import FeedIntent, FeedState
-from bot.core.digest import DigestEntry, render_digest
+from bot.core.digest import DigestEntry, render_digest, render_new_list
 from bot.core.filters import wants
 from bot.core.model import Audience, Change, ChangeKind, FeedInfo, ParsedItem
 from bot.core.render import render_change
 from bot.db.store import HeldItem, OutboxRow
 from bot.i18n import translator
+
+FLOOD = "list"  # the kind of a flood guard's one message listing a poll's new posts
 
 
 def plan_changes(
@@ -25,14 +27,28 @@ def plan_changes(
     audience: Iterable[Audience],
     feed: FeedInfo,
     feed_id: int,
+    max_new: int | None = None,
 ) -> list[OutboxRow]:
-    """A poll's events for every chat that wants them (digest chats get them held)."""
+    """A poll's events for every chat that wants them (digest chats get them held).
+
+    Flood guard: a chat that would get more than `max_new` new posts from this one poll gets
+    one message listing them instead (its edits still come one by one)."""
     readers = list(audience)
+    changes = list(changes)
     rows = []
+    flooded: set[int] = set()
+    if max_new is not None:
+        for reader in readers:
+            fresh = [c for c in changes if c.kind is ChangeKind.NEW and wants(reader, c)]
+            if len(fresh) > max_new and not reader.digest:
+                flooded.add(reader.chat_id)
+                rows += _flood_rows(reader, fresh, item_ids, feed, feed_id)
     for change in changes:
         rendered: dict[str | None, str] = {}
         for reader in readers:
             if not wants(reader, change):
+                continue
+            if change.kind is ChangeKind.NEW and reader.chat_id in flooded:
                 continue
             text = rendered.get(reader.language)
             if text is None:
@@ -42,6 +58,29 @@ def plan_changes(
             item_id = item_ids[change.item.key]
             rows.append(_row(reader, feed_id, item_id, change.kind, text, image=change.item.image))
     return rows
+
+
+def _flood_rows(
+    reader: Audience,
+    fresh: list[Change],
+    item_ids: Mapping[str, int],
+    feed: FeedInfo,
+    feed_id: int,
+) -> list[OutboxRow]:
+    texts = render_new_list(feed.title, [c.item for c in fresh], translator(reader.language))
+    return [
+        OutboxRow(
+            chat_id=reader.chat_id,
+            feed_id=feed_id,
+            item_id=item_ids[fresh[-1].item.key],
+            kind=FLOOD,
+            text=text,
+            preview=False,
+            silent=reader.silent,
+            thread_id=reader.thread_id,
+        )
+        for text in texts
+    ]
 
 
 def plan_backlog(

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine
@@ -32,17 +32,17 @@ from bot.core.decide import (
     decide,
     failed,
 )
-from bot.core.detect import detect
+from bot.core.detect import detect, explain
 from bot.core.entries import NotAFeed
-from bot.core.model import Change, ChangeKind, FeedInfo, RawFeed
+from bot.core.identity import Rekey, identity_of, reconcile
+from bot.core.model import Change, ChangeKind, FeedInfo, RawFeed, StoredItem
 from bot.core.parse import finish_feed, read_feed
 from bot.core.schedule import next_check
-from bot.core.text import FINGERPRINT_VERSION
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.engine import transaction, writer
 from bot.fetch import Fetcher, FetchError
-from bot.services.outbox import plan_alert, plan_changes
+from bot.services.outbox import FLOOD, plan_alert, plan_changes
 
 log = logging.getLogger(__name__)
 LAST_CYCLE_KEY = "last_poll_cycle_finished"
@@ -279,26 +279,66 @@ def alert_operators(
 def store_items(
     session: Session, feed: FeedState, title: str, raw: RawFeed, now: datetime, settings: Settings
 ) -> tuple[tuple[Change, ...], int]:
-    """Detect against the stored items, save them, queue the outbox rows, prune old items."""
+    """Reconcile unseen keys, detect against the stored items, save them, queue the outbox
+    rows, prune old items; one log line says what was absorbed instead of announced."""
     stored = store.stored_items(session, feed_id=feed.id, keys=[e.key for e in raw.entries])
+    rekeys = _rekey(session, feed, raw, stored) if feed.baseline_done else []
+    has_stored, newest = bool(stored), None
+    if feed.baseline_done and not stored:  # nothing in this document is known: look wider
+        has_stored, newest = store.newest_stored(session, feed_id=feed.id)
     parsed = finish_feed(raw, stored)
-    detection = detect(parsed, stored, baseline=not feed.baseline_done)
+    detection = detect(
+        parsed,
+        stored,
+        baseline=not feed.baseline_done,
+        now=now,
+        newest_stored=newest,
+        has_stored=has_stored,
+    )
     ids = store.save_items(
         session, feed_id=feed.id, parsed=parsed, detection=detection, stored=stored, now=now
     )
-    if detection.rebaselined:
-        log.info(
-            "feed %s: fingerprints re-baselined silently for %d items (fingerprint version is "
-            "now %s)",
-            feed.slug,
-            len(detection.rebaselined),
-            FINGERPRINT_VERSION,
-        )
+    explained = explain(rekeys, detection)
+    if explained:
+        log.info("feed %s: %s", feed.slug, explained)
     if detection.changes:
         audience = store.feed_audience(session, feed_id=feed.id)
         info = FeedInfo(slug=feed.slug, title=title)
-        store.enqueue(session, rows=plan_changes(detection.changes, ids, audience, info, feed.id))
+        rows = plan_changes(
+            detection.changes, ids, audience, info, feed.id, max_new=settings.max_new_per_poll
+        )
+        if any(row.kind == FLOOD for row in rows):
+            log.info(
+                "feed %s: %d new items in one poll (over MAX_NEW_PER_POLL=%d): each chat gets "
+                "one list instead of a message per item",
+                feed.slug,
+                sum(1 for c in detection.changes if c.kind is ChangeKind.NEW),
+                settings.max_new_per_poll,
+            )
+        store.enqueue(session, rows=rows)
     store.prune_items(
         session, feed_id=feed.id, unseen_since=now - timedelta(days=settings.prune_after_days)
     )
     return detection.changes, len(parsed.items)
+
+
+def _rekey(
+    session: Session, feed: FeedState, raw: RawFeed, stored: dict[str, StoredItem]
+) -> list[Rekey]:
+    """Stored posts found again under new keys are moved to them (and added to `stored`)."""
+    unseen = [e for e in raw.entries if e.key not in stored]
+    if not unseen:
+        return []
+    candidates = store.identity_candidates(
+        session,
+        feed_id=feed.id,
+        identities=[identity_of(e.key, e.link, e.title, e.published) for e in unseen],
+        present=[e.key for e in raw.entries],
+    )
+    rekeys = reconcile(raw.entries, stored, candidates)
+    if rekeys:
+        store.rekey_items(session, feed_id=feed.id, moves=[(r.old_key, r.new_key) for r in rekeys])
+        by_key = {c.key: c for c in candidates}
+        for rekey in rekeys:
+            stored[rekey.new_key] = replace(by_key[rekey.old_key], key=rekey.new_key)
+    return rekeys

@@ -43,8 +43,11 @@ from bot.db.store.feeds import (
 )
 from bot.db.store.items import (
     category_counts,
+    identity_candidates,
     latest_items,
+    newest_stored,
     prune_items,
+    rekey_items,
     save_items,
     stored_items,
 )
@@ -123,6 +126,7 @@ __all__ = [
     "get_state",
     "get_subscription",
     "held_for",
+    "identity_candidates",
     "is_paused",
     "latest_items",
     "list_feeds",
@@ -133,11 +137,13 @@ __all__ = [
     "mark_sent",
     "migrate_chat",
     "move_feed",
+    "newest_stored",
     "next_due_delivery",
     "original_message_id",
     "pending_by_chat",
     "pending_count",
     "prune_items",
+    "rekey_items",
     "release_chats",
     "release_leases",
     "remove_feed",

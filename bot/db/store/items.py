@@ -3,16 +3,53 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, insert, update
+from sqlalchemy import delete, func, insert, or_, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from bot.core.model import Detection, ParsedFeed, ParsedItem, StoredItem
+from bot.core.identity import identity_of
+from bot.core.model import Detection, Identity, ParsedFeed, ParsedItem, StoredItem
 from bot.core.text import FINGERPRINT_VERSION
 from bot.db.tables import Delivery, FeedCategory, Item
+
+_STORED = (
+    Item.key,
+    Item.title,
+    Item.text,
+    Item.fingerprint,
+    Item.content_hash,
+    Item.fingerprint_version,
+    Item.link,
+    Item.published_at,
+    Item.canon_key,
+    Item.canon_link,
+    Item.canon_title,
+    Item.full,
+    Item.excerpt_hash,
+    Item.volatile,
+)
+
+
+def _stored(row: Sequence[Any]) -> StoredItem:
+    key, title, text, fp, content_hash, version, link, published, ck, cl, ct, full, ex, vol = row
+    return StoredItem(
+        key,
+        title,
+        text,
+        fp,
+        content_hash,
+        version,
+        link=link,
+        published=published,
+        identity=Identity(ck or "", cl, ct),
+        full=full,
+        excerpt_hash=ex,
+        volatile=tuple(vol or ()),
+    )
 
 
 def stored_items(session: Session, *, feed_id: int, keys: Iterable[str]) -> dict[str, StoredItem]:
@@ -20,22 +57,56 @@ def stored_items(session: Session, *, feed_id: int, keys: Iterable[str]) -> dict
     result: dict[str, StoredItem] = {}
     for chunk_start in range(0, len(wanted), 500):
         chunk = wanted[chunk_start : chunk_start + 500]
-        columns = (
-            Item.key,
-            Item.title,
-            Item.text,
-            Item.fingerprint,
-            Item.content_hash,
-            Item.fingerprint_version,
-        )
         rows = session.execute(
-            sa_select(*(col(c) for c in columns)).where(
+            sa_select(*(col(c) for c in _STORED)).where(
                 col(Item.feed_id) == feed_id, col(Item.key).in_(chunk)
             )
         ).all()
-        for key, title, text, fp, content_hash, version in rows:
-            result[key] = StoredItem(key, title, text, fp, content_hash, version)
+        for row in rows:
+            result[row[0]] = _stored(row)
     return result
+
+
+def identity_candidates(
+    session: Session, *, feed_id: int, identities: Sequence[Identity], present: Iterable[str]
+) -> list[StoredItem]:
+    """Stored items of the feed, absent from the document, that share an identity hash with
+    one of its unseen entries (core/identity.py decides which really are the same post)."""
+    keys = {i.canon_key for i in identities if i.canon_key}
+    links = {i.canon_link for i in identities if i.canon_link}
+    titles = {i.canon_title for i in identities if i.canon_title}
+    if not (keys or links or titles):
+        return []
+    matches = []
+    for column, values in ((Item.canon_key, keys), (Item.canon_link, links),
+                           (Item.canon_title, titles)):  # fmt: skip
+        for start in range(0, len(values), 500):
+            matches.append(col(column).in_(sorted(values)[start : start + 500]))
+    rows = session.execute(
+        sa_select(*(col(c) for c in _STORED)).where(col(Item.feed_id) == feed_id, or_(*matches))
+    ).all()
+    skip = set(present)
+    return [_stored(row) for row in rows if row[0] not in skip]
+
+
+def newest_stored(session: Session, *, feed_id: int) -> tuple[bool, datetime | None]:
+    """Whether the feed has stored items, and the newest publication date among them."""
+    count, newest = session.execute(
+        sa_select(func.count(col(Item.id)), func.max(col(Item.published_at))).where(
+            col(Item.feed_id) == feed_id
+        )
+    ).one()
+    return bool(count), newest
+
+
+def rekey_items(session: Session, *, feed_id: int, moves: Sequence[tuple[str, str]]) -> None:
+    """Give stored items their new keys (old key → new key): the same posts, re-keyed."""
+    for old_key, new_key in moves:
+        session.exec(
+            update(Item)
+            .where(col(Item.feed_id) == feed_id, col(Item.key) == old_key)
+            .values(key=new_key)
+        )
 
 
 def save_items(
@@ -59,6 +130,7 @@ def save_items(
     if edited:  # an edit may change an item's categories: take its old ones out of the count
         _tally(tally, spelling, _categories_of(session, feed_id, edited), -1)
     for item in parsed.items:
+        ident = identity_of(item.key, item.link, item.title, item.published)
         values: dict[str, object] = {
             "link": item.link,
             "title": item.title,
@@ -70,9 +142,16 @@ def save_items(
             "fingerprint_version": FINGERPRINT_VERSION,
             "content_hash": item.content_hash,
             "image": item.image,
+            "canon_key": ident.canon_key,
+            "canon_link": ident.canon_link,
+            "canon_title": ident.canon_title,
+            "full": item.full,
+            "excerpt_hash": item.excerpt_hash,
             "last_changed_at": now,
             "last_seen_at": now,
         }
+        if item.key in detection.places:
+            values["volatile"] = list(detection.places[item.key])
         old = stored.get(item.key)
         if old is None:
             fresh.append({"feed_id": feed_id, "key": item.key, "first_seen_at": now, **values})
@@ -82,14 +161,22 @@ def save_items(
         if item.key in changed:
             session.exec(update(Item).where(*where).values(**values))
             _tally(tally, spelling, [item.categories], +1)
-        elif old.fingerprint_version != FINGERPRINT_VERSION:  # re-baselined: same words
+        elif item.key in detection.absorbed or old.identity != ident:
+            # Not an edit worth telling (counters, template, excerpt switch, fingerprint
+            # version), or re-keyed: the row takes the new text and identity silently.
             values.pop("last_changed_at")
             session.exec(update(Item).where(*where).values(**values))
         elif old.content_hash != item.content_hash:  # markup moved, text did not
             session.exec(
                 update(Item)
                 .where(*where)
-                .values(content_hash=item.content_hash, image=item.image, last_seen_at=now)
+                .values(
+                    content_hash=item.content_hash,
+                    image=item.image,
+                    full=item.full,
+                    excerpt_hash=item.excerpt_hash,
+                    last_seen_at=now,
+                )
             )
         else:
             seen.append(item.key)

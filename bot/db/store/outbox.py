@@ -131,7 +131,7 @@ def original_message_id(session: Session, *, chat_id: int, item_id: int) -> int 
             Delivery.item_id == item_id,
             Delivery.status == DeliveryStatus.SENT,
             col(Delivery.message_id).is_not(None),
-            Delivery.kind != "digest",
+            col(Delivery.kind).not_in(("digest", "list")),  # lists are not about one item
         )
         .order_by(col(Delivery.id))
         .limit(1)

@@ -1,0 +1,265 @@
+"""Which changed items are edits a reader would care about, judged across one poll.
+
+An item's visible text can change without anyone editing the post:
+
+- **counters**: "Points: 336", "45 comments", view counts. A number that changes at the same
+  place (the word before or after it) in a third or more of the poll's known items, or at a
+  place where it changed for this item before, is a counter. A number changed in one post alone
+  (a price, a date, a version) is an edit;
+- **templates**: a sentence added or removed identically in a third or more of the poll's known
+  items, once each item's own title and link are taken out ("The post X appeared first on
+  Site."), is the site's template. Any other change in the same item still counts;
+- **excerpt ↔ full text**: when a feed starts or stops carrying full content, the excerpt is
+  compared with the excerpt (the stored summary's hash), or recognised as the beginning of the
+  same text.
+
+Everything else that changed the fingerprint is an edit, described by the sentences that remain.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from bot.core.model import ParsedItem, StoredItem, TextDiff
+from bot.core.text import FINGERPRINT_VERSION, same_words, sentences
+
+# The share of a poll's known items that must change the same way for it to be the site's doing.
+SHARE = 1 / 3
+MIN_ITEMS = 2
+MAX_PLACES = 16  # counter places remembered per item
+_NUMBER = re.compile(r"\d+(?:[.,'’]\d+)*[kKmMbB]?")
+_TITLE, _LINK = "\ue000", "\ue001"  # private-use placeholders: never in feed text
+_EXCERPT_TAIL = re.compile(
+    r"(?:\s*(?:\[?(?:…|\.\.\.|&hellip;)\]?|read more|continue reading|weiterlesen|→|»|›))+\s*$",
+    re.IGNORECASE,
+)
+_NOT_A_WORD = re.compile(r"[\W_]+")
+EXCERPT_PREFIX = 0.6  # of the excerpt's letters must begin the full text
+EXCERPT_SHORTER = 0.8  # an excerpt is at most this share of the full text
+
+
+class Absorbed(StrEnum):
+    """Why a changed fingerprint is not an edit."""
+
+    VERSION = "fingerprint version"
+    COUNTERS = "counters"
+    TEMPLATE = "template change"
+    EXCERPT = "excerpt/full text switch"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One changed item: an edit (with its diff) or absorbed (with the reason)."""
+
+    key: str
+    diff: TextDiff | None
+    absorbed: Absorbed | None = None
+    places: tuple[str, ...] = ()  # counter places to remember for the item
+
+
+@dataclass
+class _Look:
+    """One changed item's sentences with its title and link taken out."""
+
+    previous: StoredItem
+    item: ParsedItem
+    old: list[str]  # the sentences, title and link taken out
+    new: list[str]
+    added: list[str]
+    removed: list[str]
+    direction: int = 0  # excerpt_direction of the two texts, template sentences left out
+    numbers: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (old, new, places)
+    title_places: list[str] | None = None  # places when the title changed only in numbers
+
+
+def judge(changed: Sequence[tuple[StoredItem, ParsedItem]], known: int) -> list[Verdict]:
+    """Verdicts for the items whose fingerprint changed; `known` is how many items of this
+    poll were already stored (the base the shares are taken of)."""
+    verdicts: list[Verdict] = []
+    looks: list[_Look] = []
+    for previous, item in changed:
+        if previous.fingerprint_version != FINGERPRINT_VERSION and _same_post(previous, item):
+            verdicts.append(Verdict(item.key, None, Absorbed.VERSION))
+            continue
+        looks.append(_look(previous, item))
+    threshold = max(MIN_ITEMS, math.ceil(known * SHARE))
+    templates = _shared(looks, threshold)
+    counters = _counter_places(looks, threshold)
+    for look in looks:  # templates out first: a footer added to a short post is no full text
+        look.direction = excerpt_direction(
+            " ".join(s for s in look.old if s not in templates),
+            " ".join(s for s in look.new if s not in templates),
+        )
+    directions = Counter(look.direction for look in looks)
+    switched = {d for d, n in directions.items() if d and n >= threshold}
+    for look in looks:
+        verdicts.append(_verdict(look, templates, counters, switched))
+    return verdicts
+
+
+def _same_post(previous: StoredItem, item: ParsedItem) -> bool:
+    return same_words(previous.title, item.title) and same_words(previous.text, item.text)
+
+
+def _look(previous: StoredItem, item: ParsedItem) -> _Look:
+    old = sentences(_neutral(previous.text, previous.title, previous.link))
+    new = sentences(_neutral(item.text, item.title, item.link))
+    old_set, new_set = set(old), set(new)
+    added = list(dict.fromkeys(s for s in new if s not in old_set))
+    removed = list(dict.fromkeys(s for s in old if s not in new_set))
+    look = _Look(previous, item, old, new, added, removed)
+    for old_sentence in list(look.removed):  # pair sentences that differ only in numbers
+        mask = _NUMBER.sub("#", old_sentence)
+        for new_sentence in look.added:
+            if _NUMBER.sub("#", new_sentence) == mask:
+                places = number_places(old_sentence, new_sentence)
+                look.numbers.append((old_sentence, new_sentence, places))
+                look.removed.remove(old_sentence)
+                look.added.remove(new_sentence)
+                break
+    if previous.title != item.title and _NUMBER.sub("#", previous.title) == _NUMBER.sub(
+        "#", item.title
+    ):
+        look.title_places = number_places(previous.title, item.title)
+    return look
+
+
+def _neutral(text: str, title: str, link: str | None) -> str:
+    """The text with the item's own title and link replaced by placeholders, so that a footer
+    naming each post reads the same in every item."""
+    if link:
+        text = text.replace(link, _LINK)
+    if title.strip():
+        text = text.replace(title.strip(), _TITLE)
+    return text
+
+
+def _shown(sentence: str, item: ParsedItem | StoredItem) -> str:
+    return sentence.replace(_TITLE, item.title.strip()).replace(_LINK, item.link or "")
+
+
+def number_places(old: str, new: str) -> list[str]:
+    """Where numbers differ between two texts of the same shape: for each changed number, the
+    word before it and the word after it (numbers masked), e.g. `Points:|#` and `#|comments`."""
+    old_tokens, new_tokens = old.split(), new.split()
+    masked = [_NUMBER.sub("#", token) for token in new_tokens]
+    places: list[str] = []
+    for index, (before, after) in enumerate(zip(old_tokens, new_tokens, strict=False)):
+        if before == after:
+            continue
+        if index > 0:
+            places.append(f"{masked[index - 1]}|{masked[index]}")
+        if index + 1 < len(masked):
+            places.append(f"{masked[index]}|{masked[index + 1]}")
+        if len(masked) == 1:
+            places.append(masked[index])
+    return places
+
+
+def _shared(looks: Sequence[_Look], threshold: int) -> set[str]:
+    """Sentences added, or removed, in at least `threshold` items."""
+    added: Counter[str] = Counter()
+    removed: Counter[str] = Counter()
+    for look in looks:
+        added.update(set(look.added))
+        removed.update(set(look.removed))
+    return {s for s, n in added.items() if n >= threshold} | {
+        s for s, n in removed.items() if n >= threshold
+    }
+
+
+def _counter_places(looks: Sequence[_Look], threshold: int) -> set[str]:
+    seen: Counter[str] = Counter()
+    for look in looks:
+        places = {p for _, _, ps in look.numbers for p in ps}
+        places.update(look.title_places or ())
+        seen.update(places)
+    return {place for place, n in seen.items() if n >= threshold}
+
+
+def _verdict(look: _Look, templates: set[str], counters: set[str], switched: set[int]) -> Verdict:
+    previous, item = look.previous, look.item
+    remembered = set(previous.volatile)
+    observed = [p for _, _, ps in look.numbers for p in ps] + (look.title_places or [])
+    places = tuple(dict.fromkeys([*previous.volatile, *observed]))[-MAX_PLACES:]
+    if _is_excerpt_switch(look, switched):
+        return Verdict(item.key, None, Absorbed.EXCERPT, places=tuple(previous.volatile))
+    absorbed: Absorbed | None = None
+    added = [s for s in look.added if s not in templates]
+    removed = [s for s in look.removed if s not in templates]
+    if len(added) != len(look.added) or len(removed) != len(look.removed):
+        absorbed = Absorbed.TEMPLATE
+    for old, new, ps in look.numbers:
+        if ps and all(p in counters or p in remembered for p in ps):
+            absorbed = absorbed or Absorbed.COUNTERS
+        else:
+            removed.append(old)
+            added.append(new)
+    title_changed = previous.title != item.title
+    if look.title_places is not None and all(
+        p in counters or p in remembered for p in look.title_places
+    ):
+        title_changed = False
+        absorbed = absorbed or Absorbed.COUNTERS
+    if absorbed is not None and not added and not removed and not title_changed:
+        return Verdict(item.key, None, absorbed, places=places)
+    diff = TextDiff(
+        old_title=previous.title if title_changed else None,
+        new_title=item.title if title_changed else None,
+        added=tuple(_shown(s, item) for s in _in_order(added, look, new=True)),
+        removed=tuple(_shown(s, previous) for s in _in_order(removed, look, new=False)),
+    )
+    return Verdict(item.key, diff, places=places)
+
+
+def _in_order(kept: list[str], look: _Look, *, new: bool) -> list[str]:
+    """Sentences in reading order (number-pair sentences were appended at the end)."""
+    order = {s: i for i, s in enumerate(look.new if new else look.old)}
+    return sorted(dict.fromkeys(kept), key=lambda s: order.get(s, len(order)))
+
+
+def _is_excerpt_switch(look: _Look, switched: set[int]) -> bool:
+    """The feed started or stopped carrying full text for this item, and the texts agree."""
+    previous, item, direction = look.previous, look.item, look.direction
+    if direction and direction in switched:
+        return True
+    if previous.full is None or previous.full == item.full:
+        return False
+    if previous.excerpt_hash and previous.excerpt_hash == item.excerpt_hash:
+        return True
+    return direction != 0
+
+
+def excerpt_direction(old: str, new: str) -> int:
+    """+1 when `old` is an excerpt of `new` (its beginning, maybe with "…" or "Read more"),
+    -1 when `new` is an excerpt of `old`, 0 when neither."""
+    if is_excerpt(old, new):
+        return 1
+    if is_excerpt(new, old):
+        return -1
+    return 0
+
+
+def is_excerpt(short: str, full: str) -> bool:
+    """`short` begins like `full` for most of its letters and is clearly shorter: an excerpt
+    (auto-excerpts end with "[…]" and may carry the site's footer after it)."""
+    head = _letters(_EXCERPT_TAIL.sub("", short))
+    whole = _letters(full)
+    if len(head) < 20 or len(head) > EXCERPT_SHORTER * len(whole):
+        return False
+    common = 0
+    for a, b in zip(head, whole, strict=False):
+        if a != b:
+            break
+        common += 1
+    return common >= EXCERPT_PREFIX * len(head)
+
+
+def _letters(text: str) -> str:
+    return _NOT_A_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())

@@ -17,6 +17,7 @@ from telegram.error import TelegramError
 from bot import __version__
 from bot.clock import utcnow
 from bot.config import Settings, SettingsError, load_settings
+from bot.core.digest import render_new_list
 from bot.core.entries import NotAFeed
 from bot.core.model import Change, ChangeKind, FeedInfo
 from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
@@ -232,8 +233,7 @@ async def poll_once(settings: Settings, *, dry_run: bool) -> int:
         report = await poller.poll_due(dry_run=dry_run, all_feeds=True)
     if dry_run:
         for outcome in report.outcomes:
-            for change in outcome.changes:
-                print(format_event(outcome.slug, change))
+            print_messages(outcome, settings.max_new_per_poll)
             if outcome.error:
                 print(f"[error] {outcome.slug}: {outcome.error}")
         print(report.summary())
@@ -259,13 +259,34 @@ def _read_local(path: Path, limit: int) -> bytes | None:
         return handle.read(limit)
 
 
+def print_messages(outcome: PollOutcome, max_new: int) -> None:
+    """Each event of a dry run: a `[new]`/`[edited]` line, then the message a chat without
+    filters would get, as plain text and indented (a flood of new posts is one `[list]`)."""
+    info = FeedInfo(slug=outcome.slug, title=outcome.feed_title or outcome.slug)
+    fresh = [c for c in outcome.changes if c.kind is ChangeKind.NEW]
+    flood = len(fresh) > max_new
+    if flood:
+        print(
+            f"[list] {outcome.slug}: {len(fresh)} new posts in one message "
+            f"(more than MAX_NEW_PER_POLL={max_new})"
+        )
+        for text in render_new_list(info.title, [c.item for c in fresh]):
+            print(_indented(to_plain(text)))
+    for change in outcome.changes:
+        if not (flood and change.kind is ChangeKind.NEW):
+            print(format_event(outcome.slug, change))
+            print(_indented(to_plain(render_change(change, info))))
+
+
+def _indented(text: str) -> str:
+    return "\n".join(f"    {line}" if line else "" for line in text.splitlines()) + "\n"
+
+
 def format_event(slug: str, change: Change) -> str:
     item = change.item
     line = f"[{change.kind.value}] {slug}: {item.title}"
     if item.link:
         line += f" <{item.link}>"
-    if change.diff and change.diff.added:
-        line += f" (+{len(change.diff.added)} sentences)"
     return line
 
 

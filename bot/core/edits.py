@@ -33,6 +33,14 @@ from bot.core.text import FINGERPRINT_VERSION, same_words, sentences
 SHARE = 1 / 3
 MIN_ITEMS = 2
 MAX_PLACES = 16  # counter places remembered per item
+# Words that name a count readers never edit: a number next to one is a counter even in one item.
+_COUNTED = (
+    "point comment view vote like reply score answer read play download star share reaction "
+    "favorite favourite retweet watcher subscriber follower visit hit upvote clap listen"
+)
+COUNTER_WORDS = frozenset(
+    {*_COUNTED.split(), *(word + "s" for word in _COUNTED.split()), "replies"}
+)
 _NUMBER = re.compile(r"\d+(?:[.,'’]\d+)*[kKmMbB]?")
 _TITLE, _LINK = "\ue000", "\ue001"  # private-use placeholders: never in feed text
 _EXCERPT_TAIL = re.compile(
@@ -41,7 +49,6 @@ _EXCERPT_TAIL = re.compile(
 )
 _NOT_A_WORD = re.compile(r"[\W_]+")
 EXCERPT_PREFIX = 0.6  # of the excerpt's letters must begin the full text
-EXCERPT_SHORTER = 0.8  # an excerpt is at most this share of the full text
 
 
 class Absorbed(StrEnum):
@@ -63,6 +70,9 @@ class Verdict:
     places: tuple[str, ...] = ()  # counter places to remember for the item
 
 
+Places = tuple[str, ...]  # a changed number's places: `before|#` and `#|after` (masked)
+
+
 @dataclass
 class _Look:
     """One changed item's sentences with its title and link taken out."""
@@ -74,8 +84,9 @@ class _Look:
     added: list[str]
     removed: list[str]
     direction: int = 0  # excerpt_direction of the two texts, template sentences left out
-    numbers: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (old, new, places)
-    title_places: list[str] | None = None  # places when the title changed only in numbers
+    # Sentence pairs that differ only in numbers: (old, new, the places of each changed number).
+    numbers: list[tuple[str, str, list[Places]]] = field(default_factory=list)
+    title_places: list[Places] | None = None  # when the title changed only in numbers
 
 
 def judge(changed: Sequence[tuple[StoredItem, ParsedItem]], known: int) -> list[Verdict]:
@@ -144,22 +155,22 @@ def _shown(sentence: str, item: ParsedItem | StoredItem) -> str:
     return sentence.replace(_TITLE, item.title.strip()).replace(_LINK, item.link or "")
 
 
-def number_places(old: str, new: str) -> list[str]:
+def number_places(old: str, new: str) -> list[Places]:
     """Where numbers differ between two texts of the same shape: for each changed number, the
     word before it and the word after it (numbers masked), e.g. `Points:|#` and `#|comments`."""
     old_tokens, new_tokens = old.split(), new.split()
     masked = [_NUMBER.sub("#", token) for token in new_tokens]
-    places: list[str] = []
+    found: list[Places] = []
     for index, (before, after) in enumerate(zip(old_tokens, new_tokens, strict=False)):
         if before == after:
             continue
+        places = []
         if index > 0:
             places.append(f"{masked[index - 1]}|{masked[index]}")
         if index + 1 < len(masked):
             places.append(f"{masked[index]}|{masked[index + 1]}")
-        if len(masked) == 1:
-            places.append(masked[index])
-    return places
+        found.append(tuple(places) or (masked[index],))
+    return found
 
 
 def _shared(looks: Sequence[_Look], threshold: int) -> set[str]:
@@ -177,16 +188,16 @@ def _shared(looks: Sequence[_Look], threshold: int) -> set[str]:
 def _counter_places(looks: Sequence[_Look], threshold: int) -> set[str]:
     seen: Counter[str] = Counter()
     for look in looks:
-        places = {p for _, _, ps in look.numbers for p in ps}
-        places.update(look.title_places or ())
-        seen.update(places)
+        numbers = [n for _, _, ns in look.numbers for n in ns] + (look.title_places or [])
+        seen.update({place for number in numbers for place in number})
     return {place for place, n in seen.items() if n >= threshold}
 
 
 def _verdict(look: _Look, templates: set[str], counters: set[str], switched: set[int]) -> Verdict:
     previous, item = look.previous, look.item
     remembered = set(previous.volatile)
-    observed = [p for _, _, ps in look.numbers for p in ps] + (look.title_places or [])
+    numbers = [n for _, _, ns in look.numbers for n in ns] + (look.title_places or [])
+    observed = [place for number in numbers for place in number]
     places = tuple(dict.fromkeys([*previous.volatile, *observed]))[-MAX_PLACES:]
     if _is_excerpt_switch(look, switched):
         return Verdict(item.key, None, Absorbed.EXCERPT, places=tuple(previous.volatile))
@@ -195,15 +206,15 @@ def _verdict(look: _Look, templates: set[str], counters: set[str], switched: set
     removed = [s for s in look.removed if s not in templates]
     if len(added) != len(look.added) or len(removed) != len(look.removed):
         absorbed = Absorbed.TEMPLATE
-    for old, new, ps in look.numbers:
-        if ps and all(p in counters or p in remembered for p in ps):
+    for old, new, changed in look.numbers:
+        if changed and all(_is_counter(n, counters, remembered) for n in changed):
             absorbed = absorbed or Absorbed.COUNTERS
         else:
             removed.append(old)
             added.append(new)
     title_changed = previous.title != item.title
     if look.title_places is not None and all(
-        p in counters or p in remembered for p in look.title_places
+        _is_counter(n, counters, remembered) for n in look.title_places
     ):
         title_changed = False
         absorbed = absorbed or Absorbed.COUNTERS
@@ -216,6 +227,17 @@ def _verdict(look: _Look, templates: set[str], counters: set[str], switched: set
         removed=tuple(_shown(s, previous) for s in _in_order(removed, look, new=False)),
     )
     return Verdict(item.key, diff, places=places)
+
+
+def _is_counter(number: Places, counters: set[str], remembered: set[str]) -> bool:
+    """A changed number is a counter when one of its places is: shared across the poll,
+    remembered for the item, or next to a word that names a count."""
+    for place in number:
+        if place in counters or place in remembered:
+            return True
+        if any(_NOT_A_WORD.sub("", word.casefold()) in COUNTER_WORDS for word in place.split("|")):
+            return True
+    return False
 
 
 def _in_order(kept: list[str], look: _Look, *, new: bool) -> list[str]:
@@ -247,11 +269,11 @@ def excerpt_direction(old: str, new: str) -> int:
 
 
 def is_excerpt(short: str, full: str) -> bool:
-    """`short` begins like `full` for most of its letters and is clearly shorter: an excerpt
+    """`short` begins like `full` for most of its letters and is shorter: an excerpt
     (auto-excerpts end with "[…]" and may carry the site's footer after it)."""
     head = _letters(_EXCERPT_TAIL.sub("", short))
     whole = _letters(full)
-    if len(head) < 20 or len(head) > EXCERPT_SHORTER * len(whole):
+    if len(head) < 20 or len(head) >= len(whole):
         return False
     common = 0
     for a, b in zip(head, whole, strict=False):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable
 from datetime import datetime
 from html import unescape
@@ -26,6 +27,8 @@ MAX_CATEGORY_CHARS = 100
 MAX_CATEGORIES = 50
 # The first image is near the top of a post; no need to scan a huge body for one.
 MAX_IMAGE_SCAN_CHARS = 20_000
+_TAG = re.compile(r"<[^>]*>")
+_NOT_A_WORD = re.compile(r"[\W_]+")
 _IMG_SRC = re.compile(r"""<img\b[^>]*?\ssrc\s*=\s*["']([^"'<>]+)["']""", re.IGNORECASE)
 
 
@@ -73,9 +76,9 @@ def raw_entry(
     entry's own excerpt beside it (hashed, so a later excerpt-only item is compared with it)."""
     content_hash = _sha256(html)
     if not full:
-        excerpt_hash: str | None = content_hash
+        excerpt_hash: str | None = excerpt_key(html)
     else:
-        excerpt_hash = _sha256(summary) if summary.strip() and summary != html else None
+        excerpt_hash = excerpt_key(summary) if summary.strip() and summary != html else None
     return RawEntry(
         key=key,
         title=title,
@@ -90,6 +93,12 @@ def raw_entry(
         full=full,
         excerpt_hash=excerpt_hash,
     )
+
+
+def excerpt_key(html: str) -> str:
+    """A summary's letters and digits, hashed: the same excerpt whatever its markup."""
+    text = unicodedata.normalize("NFKC", unescape(_TAG.sub(" ", html))).casefold()
+    return _sha256(_NOT_A_WORD.sub("", text))
 
 
 def _sha256(html: str) -> str:

@@ -34,9 +34,8 @@ _TRACKING = frozenset(
      "twclid", "li_fat_id", "wt_mc", "oly_enc_id", "oly_anon_id", "vero_id", "rb_clickid"}
 )  # fmt: skip
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-# A never-seen post dated this much before the oldest post the feed still shows (and older than
-# a week) is the feed's window growing into its past, not news.
-HISTORY_MARGIN = timedelta(days=1)
+# A never-seen post dated before the oldest known post the feed shows, and older than this, is
+# the feed's window growing into its past, not news (a post backdated by days is still news).
 RECENT = timedelta(days=7)
 
 
@@ -187,8 +186,8 @@ def sort_unseen(
 ) -> Unseen:
     """Which never-seen entries are news.
 
-    - Dated: history when older than the oldest known post shown (by more than a day) and over
-      a week old: the window grew into the feed's past. A post placed low but dated within the
+    - Dated: history when older than the oldest known post shown and over a week old: the
+      window grew into the feed's past. A post placed low but dated within the
       known window, or within the week, is news (backdated by hours or days).
     - Undated: history when listed below every known post (feeds list newest first), else news.
     - No entry known although the feed has stored posts: the whole window changed identity in a
@@ -218,7 +217,7 @@ def sort_unseen(
             old = (
                 oldest is not None
                 and now is not None
-                and entry.published < oldest - HISTORY_MARGIN
+                and entry.published < oldest
                 and entry.published < now - RECENT
             )
         (history_keys if old else news_keys).append(entry.key)

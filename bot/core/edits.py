@@ -43,12 +43,15 @@ COUNTER_WORDS = frozenset(
 )
 _NUMBER = re.compile(r"\d+(?:[.,'’]\d+)*[kKmMbB]?")
 _TITLE, _LINK = "\ue000", "\ue001"  # private-use placeholders: never in feed text
-_EXCERPT_TAIL = re.compile(
-    r"(?:\s*(?:\[?(?:…|\.\.\.|&hellip;)\]?|read more|continue reading|weiterlesen|→|»|›))+\s*$",
+# Where an excerpt was cut: an ellipsis (bracketed or not) or a "read more" link's words. What
+# follows the last one, if short, is the site's footer.
+_EXCERPT_MARK = re.compile(
+    r"\[?(?:…|\.\.\.|&hellip;|&#8230;)\]?|\b(?:read more|continue reading|weiterlesen)\b",
     re.IGNORECASE,
 )
+MAX_FOOTER_CHARS = 200
+MIN_EXCERPT_LETTERS = 20
 _NOT_A_WORD = re.compile(r"[\W_]+")
-EXCERPT_PREFIX = 0.6  # of the excerpt's letters must begin the full text
 
 
 class Absorbed(StrEnum):
@@ -269,18 +272,13 @@ def excerpt_direction(old: str, new: str) -> int:
 
 
 def is_excerpt(short: str, full: str) -> bool:
-    """`short` begins like `full` for most of its letters and is shorter: an excerpt
-    (auto-excerpts end with "[…]" and may carry the site's footer after it)."""
-    head = _letters(_EXCERPT_TAIL.sub("", short))
-    whole = _letters(full)
-    if len(head) < 20 or len(head) >= len(whole):
-        return False
-    common = 0
-    for a, b in zip(head, whole, strict=False):
-        if a != b:
-            break
-        common += 1
-    return common >= EXCERPT_PREFIX * len(head)
+    """`short`, up to where it was cut ("[…]", "Read more"; a short footer may follow), is the
+    beginning of the longer `full`, letter for letter."""
+    marks = list(_EXCERPT_MARK.finditer(short))
+    if marks and len(short) - marks[-1].end() <= MAX_FOOTER_CHARS:
+        short = short[: marks[-1].start()]
+    head, whole = _letters(short), _letters(full)
+    return MIN_EXCERPT_LETTERS <= len(head) < len(whole) and whole.startswith(head)
 
 
 def _letters(text: str) -> str:

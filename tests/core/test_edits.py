@@ -1,0 +1,249 @@
+"""Edits that matter: counters, templates and excerpt switches judged across one poll."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bot.core.edits import (
+    MAX_PLACES,
+    Absorbed,
+    Verdict,
+    excerpt_direction,
+    is_excerpt,
+    judge,
+    number_places,
+)
+from bot.core.model import ParsedItem, StoredItem, TextDiff
+from bot.core.text import FINGERPRINT_VERSION, fingerprint
+
+
+def post(
+    key: str,
+    text: str,
+    title: str = "",
+    *,
+    link: str | None = None,
+    full: bool = True,
+    excerpt_hash: str | None = None,
+) -> ParsedItem:
+    title = title or f"Post {key}"
+    return ParsedItem(
+        key,
+        title,
+        link,
+        None,
+        None,
+        (),
+        text,
+        fingerprint(title, text),
+        0,
+        full=full,
+        excerpt_hash=excerpt_hash,
+    )
+
+
+def was(item: ParsedItem, text: str, title: str | None = None, **extra: object) -> StoredItem:
+    title = item.title if title is None else title
+    return StoredItem(
+        item.key,
+        title,
+        text,
+        fingerprint(title, text),
+        None,
+        FINGERPRINT_VERSION,
+        link=item.link,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def verdicts(pairs: list[tuple[StoredItem, ParsedItem]], known: int = 0) -> dict[str, Verdict]:
+    return {v.key: v for v in judge(pairs, known or len(pairs))}
+
+
+def test_number_places_name_the_words_around_each_changed_number() -> None:
+    assert number_places("Points: 336", "Points: 351") == [("Points:|#",)]
+    assert number_places("It has 45 comments now", "It has 47 comments now") == [
+        ("has|#", "#|comments")
+    ]
+    assert number_places("1,204", "1,377") == [("#",)]
+    assert number_places("a 1 b 2", "a 1 b 3") == [("b|#",)]
+
+
+def test_counters_changing_in_most_items_are_not_edits() -> None:
+    pairs = []
+    for n in range(6):
+        now = post(f"k{n}", f"A story about boats number {n}.\n\nScore {10 + n} of {n}")
+        pairs.append((was(now, f"A story about boats number {n}.\n\nScore {3 + n} of {n}"), now))
+    result = verdicts(pairs, known=10)
+    assert {v.absorbed for v in result.values()} == {Absorbed.COUNTERS}
+    assert all(v.diff is None for v in result.values())
+    assert result["k0"].places == ("Score|#", "#|of")
+
+
+def test_a_number_changed_in_one_post_alone_is_an_edit() -> None:
+    now = post("p", "The kit costs $52 this season. It has fins.")
+    other = post("q", "Nothing here changes.")
+    result = verdicts([(was(now, "The kit costs $45 this season. It has fins."), now)], known=8)
+    diff = result["p"].diff
+    assert diff == TextDiff(
+        added=("The kit costs $52 this season.",), removed=("The kit costs $45 this season.",)
+    )
+    assert result["p"].absorbed is None and other.key not in result
+
+
+def test_a_counting_word_makes_a_counter_even_in_one_item() -> None:
+    now = post("p", "Great dive. 47 comments")
+    result = verdicts([(was(now, "Great dive. 45 comments"), now)], known=9)
+    assert result["p"].absorbed is Absorbed.COUNTERS and result["p"].diff is None
+    views = post("v", "Seen by many: views 1.2k")
+    assert verdicts([(was(views, "Seen by many: views 987"), views)], 9)["v"].diff is None
+
+
+def test_a_place_where_numbers_changed_before_is_a_counter_for_that_item() -> None:
+    now = post("p", "Viewed 180 times.")
+    fresh = verdicts([(was(now, "Viewed 120 times."), now)], known=9)["p"]
+    assert fresh.diff is not None and fresh.places == ("Viewed|#", "#|times.")
+    again = verdicts([(was(now, "Viewed 120 times.", volatile=fresh.places), now)], 9)["p"]
+    assert again.diff is None and again.absorbed is Absorbed.COUNTERS
+
+
+def test_remembered_places_are_capped() -> None:
+    old_places = tuple(f"w{n}|#" for n in range(MAX_PLACES))
+    now = post("p", "Viewed 180 times.")
+    result = verdicts([(was(now, "Viewed 120 times.", volatile=old_places), now)], 9)["p"]
+    assert len(result.places) == MAX_PLACES
+    assert result.places[-2:] == ("Viewed|#", "#|times.")
+
+
+def test_counters_in_titles_are_not_title_edits() -> None:
+    pairs = []
+    for n in range(3):
+        now = post(f"k{n}", "Body.", title=f"Story {n} ({40 + n} points)")
+        pairs.append((was(now, "Body.", title=f"Story {n} ({30 + n} points)"), now))
+    result = verdicts(pairs)
+    assert all(v.absorbed is Absorbed.COUNTERS for v in result.values())
+    renamed = post("r", "Body.", title="Release 2.1 is out")
+    edit = verdicts([(was(renamed, "Body.", title="Release 2.0 is out"), renamed)], 9)["r"]
+    assert edit.diff == TextDiff(old_title="Release 2.0 is out", new_title="Release 2.1 is out")
+
+
+def footer(item: ParsedItem) -> str:
+    return f"The post {item.title} appeared first on Tidepool."
+
+
+def test_a_footer_added_to_most_items_is_a_template_and_a_correction_still_counts() -> None:
+    pairs = []
+    for n in range(5):
+        base = f"Post number {n} is about the sea."
+        item = post(f"k{n}", "")
+        extra = " Correction: it was the east pier." if n == 2 else ""
+        item = post(f"k{n}", f"{base}{extra}\n\n{footer(item)}")
+        pairs.append((was(item, base), item))
+    result = verdicts(pairs, known=10)
+    assert result["k0"].absorbed is Absorbed.TEMPLATE and result["k0"].diff is None
+    assert result["k2"].diff == TextDiff(added=("Correction: it was the east pier.",))
+    removed = [(was(i, i.text), replace(i, text=s.text, fingerprint="x")) for s, i in pairs]
+    back = verdicts(removed, known=10)
+    assert all(v.absorbed is Absorbed.TEMPLATE for k, v in back.items() if k != "k2")
+
+
+def test_a_sentence_in_one_item_only_is_no_template() -> None:
+    item = post("k", "Intro.\n\nThe post Post k appeared first on Tidepool.")
+    result = verdicts([(was(item, "Intro."), item)], known=1)
+    assert result["k"].diff == TextDiff(added=("The post Post k appeared first on Tidepool.",))
+
+
+def test_the_link_is_taken_out_like_the_title() -> None:
+    pairs = []
+    for n in range(3):
+        link = f"https://s.example/{n}"
+        item = post(f"k{n}", f"Body {n}.\n\nRead it at {link} today.", link=link)
+        pairs.append((was(item, f"Body {n}."), item))
+    assert all(v.absorbed is Absorbed.TEMPLATE for v in verdicts(pairs).values())
+
+
+FULL = (
+    "Tide tables look like a wall of numbers at first. Each row is a high or a low water. "
+    "Once you know the reference port the rest follows."
+)
+
+
+@pytest.mark.parametrize(
+    ("short", "full", "expected"),
+    [
+        ("Tide tables look like a wall of numbers at first. Each row [&#8230;]", FULL, True),
+        ("Tide tables look like a wall of numbers … Read more", FULL, True),
+        ("Tide tables look like a wall of numbers... The post X appeared first on Y.", FULL, True),
+        ("Tide tables look like a wall of numbers at first. Each row is a high tide.", FULL, False),
+        ("Tide tables look like a wall... " + "of numbers at first " * 12, FULL, False),
+        ("Tide tables look like a wall of numbers at first. Continue reading →", FULL, True),
+        ("Tide tables look", FULL, False),  # too short to tell
+        (FULL, FULL, False),
+        ("A different summary written by hand for this post.", FULL, False),
+    ],
+)
+def test_is_excerpt(short: str, full: str, expected: bool) -> None:
+    assert is_excerpt(short, full) is expected
+
+
+def test_excerpt_direction() -> None:
+    excerpt = "Tide tables look like a wall of numbers at first. […]"
+    assert excerpt_direction(excerpt, FULL) == 1
+    assert excerpt_direction(FULL, excerpt) == -1
+    assert excerpt_direction(FULL, FULL.replace("port", "harbour")) == 0
+
+
+def test_full_text_arriving_for_most_items_is_an_excerpt_switch() -> None:
+    pairs = []
+    for n in range(4):
+        parts = [f"Story {n}, part {k}, is about tides and harbours." for k in range(4)]
+        item = post(f"k{n}", " ".join(parts), full=False)
+        pairs.append((was(item, f"{parts[0]} {parts[1][:20]} […]"), item))
+    result = verdicts(pairs, known=4)
+    assert all(v.absorbed is Absorbed.EXCERPT for v in result.values())
+    assert verdicts(pairs[:1], known=4)["k0"].diff is not None  # one item alone: an edit
+
+
+def test_one_post_growing_alone_is_an_edit() -> None:
+    item = post("k", f"{FULL} A new paragraph about the harbour was added today.", full=True)
+    result = verdicts([(was(item, FULL, full=True), item)], known=10)
+    assert result["k"].diff == TextDiff(
+        added=("A new paragraph about the harbour was added today.",)
+    )
+
+
+def test_an_excerpt_is_compared_with_the_stored_excerpt() -> None:
+    item = post("k", "A hand-written summary.", full=False, excerpt_hash="E")
+    same = verdicts([(was(item, FULL, full=True, excerpt_hash="E"), item)], known=10)["k"]
+    assert same.absorbed is Absorbed.EXCERPT
+    other = verdicts([(was(item, FULL, full=True, excerpt_hash="F"), item)], known=10)["k"]
+    assert other.diff is not None
+    unknown = verdicts([(was(item, FULL, excerpt_hash="E"), item)], known=10)["k"]
+    assert unknown.diff is not None  # stored before Feedwatch knew excerpts from full text
+    prefix = post("p", "Tide tables look like a wall of numbers at first. […]", full=False)
+    cut = verdicts([(was(prefix, FULL, full=True), prefix)], known=10)["p"]
+    assert cut.absorbed is Absorbed.EXCERPT
+
+
+def test_another_fingerprint_version_with_the_same_words_is_rebaselined() -> None:
+    item = post("k", "Same words here.")
+    old = replace(was(item, "Same  words here!"), fingerprint_version="")
+    assert verdicts([(old, item)])["k"].absorbed is Absorbed.VERSION
+    changed = replace(was(item, "Other words here."), fingerprint_version="")
+    assert verdicts([(changed, item)])["k"].diff is not None
+
+
+def test_an_edit_lists_sentences_in_reading_order() -> None:
+    item = post("k", "One. Two changed. Three. Four 5 apples.")
+    old = was(item, "One. Two. Three. Four 4 apples.")
+    diff = verdicts([(old, item)], known=10)["k"].diff
+    assert diff == TextDiff(
+        added=("Two changed.", "Four 5 apples."), removed=("Two.", "Four 4 apples.")
+    )
+
+
+def test_a_reordering_is_still_an_edit() -> None:
+    item = post("k", "Two. One.")
+    assert verdicts([(was(item, "One. Two."), item)])["k"].diff == TextDiff()

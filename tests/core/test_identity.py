@@ -1,0 +1,217 @@
+"""Identity beyond the key: canonical links and ids, reconciling re-keyed posts, history."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.core.identity import (
+    RECENT,
+    Match,
+    Rekey,
+    canonical_id,
+    canonical_url,
+    identity_of,
+    reconcile,
+    sort_unseen,
+    title_date,
+)
+from bot.core.model import RawEntry, StoredItem
+
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("url", "canonical"),
+    [
+        ("https://www.Example.org/post/", "example.org/post"),
+        ("http://example.org/post", "example.org/post"),
+        ("HTTPS://EXAMPLE.ORG./post#comments", "example.org/post"),
+        ("https://example.org:443/post", "example.org/post"),
+        ("http://example.org:80/post", "example.org/post"),
+        ("http://example.org:443/post", "example.org:443/post"),
+        ("https://example.org:8443/post", "example.org:8443/post"),
+        ("https://example.org/?p=12&utm_source=rss&utm_medium=feed", "example.org?p=12"),
+        ("https://example.org/a?fbclid=x&gclid=y&b=2&a=1", "example.org/a?a=1&b=2"),
+        ("https://example.org/a?mc_cid=1&_hsenc=2&pk_campaign=3&mtm_source=4", "example.org/a"),
+        ("https://example.org/a?v=2", "example.org/a?v=2"),
+        ("https://example.org/a?q=", "example.org/a?q="),
+        ("https://example.org", "example.org"),
+        ("https://wwwexample.org/x", "wwwexample.org/x"),
+    ],
+)
+def test_canonical_url(url: str, canonical: str) -> None:
+    assert canonical_url(url) == canonical
+
+
+@pytest.mark.parametrize(
+    "url", [None, "", "tag:example.org,2026:1", "ftp://example.org/x", "https:///x", "http://[::1"]
+)
+def test_canonical_url_of_what_is_no_web_address(url: str | None) -> None:
+    assert canonical_url(url) is None
+
+
+def test_canonical_id_normalises_url_like_ids_and_keeps_others() -> None:
+    assert canonical_id("http://www.example.org/?p=7") == "example.org?p=7"
+    assert canonical_id("  tag:example.org,2026:post-7 ") == "tag:example.org,2026:post-7"
+
+
+def test_title_date_needs_both_and_folds_case_and_spaces() -> None:
+    day = datetime(2026, 3, 4, 23, 59, tzinfo=UTC)
+    assert title_date("  Hello   World ", day) == "hello world\x1f2026-03-04"
+    assert title_date("HELLO WORLD", day.replace(hour=0)) == title_date("hello world", day)
+    assert title_date("Hello", None) is None
+    assert title_date("   ", day) is None
+
+
+def test_identity_of_hashes_each_part() -> None:
+    one = identity_of("http://a.example/?p=1", "https://a.example/x/", "T", NOW)
+    two = identity_of("https://www.a.example/?p=1", "http://a.example/x", "t", NOW)
+    assert one == two
+    assert len(one.canon_key) == 64 and one.canon_link and one.canon_title
+    bare = identity_of("id-1", None, "", None)
+    assert bare.canon_link is None and bare.canon_title is None and bare.canon_key
+
+
+def raw(
+    key: str,
+    *,
+    link: str | None = None,
+    title: str = "",
+    pos: int = 0,
+    published: datetime | None = None,
+) -> RawEntry:
+    return RawEntry(key, title, link, None, published, (), "", "", pos)
+
+
+def kept(
+    key: str, *, link: str | None = None, title: str = "", published: datetime | None = None
+) -> StoredItem:
+    return StoredItem(
+        key, title, "", "f", published=published, identity=identity_of(key, link, title, published)
+    )
+
+
+def test_reconcile_by_id_then_link_then_title_and_date() -> None:
+    entries = [
+        raw("https://www.s.example/?p=1", link="https://s.example/one?v=9"),
+        raw("new-2", link="https://s.example/two/?utm_source=rss"),
+        raw("new-3", link="https://moved.example/three", title="Three", published=NOW),
+        raw("new-4", link="https://s.example/four", title="Four", published=NOW),
+    ]
+    candidates = [
+        kept("http://s.example/?p=1", link="https://s.example/one"),
+        kept("old-2", link="http://s.example/two"),
+        kept("old-3", link="https://s.example/three", title=" three ", published=NOW),
+        kept("old-4", link="https://s.example/other", title="Four", published=NOW - RECENT),
+    ]
+    assert reconcile(entries, {}, candidates) == [
+        Rekey("http://s.example/?p=1", "https://www.s.example/?p=1", Match.ID),
+        Rekey("old-2", "new-2", Match.LINK),
+        Rekey("old-3", "new-3", Match.TITLE_DATE),
+    ]
+
+
+def test_reconcile_ignores_shared_identities_and_present_posts() -> None:
+    shared = "https://s.example/"
+    entries = [
+        raw("a", link=shared),
+        raw("b", link=shared),
+        raw("c", link="https://s.example/c"),
+        raw("d", link="https://s.example/d"),
+    ]
+    candidates = [
+        kept("old-a", link=shared),  # the feed's two entries share it: proves nothing
+        kept("old-c1", link="https://s.example/c"),  # two stored posts share it
+        kept("old-c2", link="https://s.example/c"),
+        kept("d", link="https://s.example/d"),  # present under its own key
+        StoredItem("old-x", "", "", "f"),  # no identity stored
+    ]
+    assert reconcile(entries, {"d": candidates[3]}, candidates) == []
+    assert reconcile(entries, {}, []) == []
+
+
+def test_reconcile_takes_each_stored_post_once() -> None:
+    entries = [
+        raw("n1", link="https://s.example/p", title="P", published=NOW),
+        raw("n2", link="https://s.example/q", title="P", published=NOW + timedelta(hours=1)),
+    ]
+    candidates = [kept("o", link="https://s.example/p", title="P", published=NOW)]
+    # n1 takes o by link; n2 would match o by title and date, but o is taken.
+    assert reconcile(entries, {}, candidates) == [Rekey("o", "n1", Match.LINK)]
+
+
+def test_reconcile_leaves_weekly_posts_with_the_same_title_distinct() -> None:
+    week = timedelta(days=7)
+    entries = [raw("w2", link="https://s.example/w2", title="This Week", published=NOW)]
+    candidates = [kept("w1", link="https://s.example/w1", title="This Week", published=NOW - week)]
+    assert reconcile(entries, {}, candidates) == []
+
+
+def known(*entries: RawEntry) -> dict[str, StoredItem]:
+    return {e.key: StoredItem(e.key, e.title, "", "f") for e in entries}
+
+
+def dated(key: str, pos: int, days: float) -> RawEntry:
+    return raw(key, pos=pos, published=NOW - timedelta(days=days))
+
+
+def test_history_is_older_than_the_known_window_and_a_week() -> None:
+    window = [dated(f"k{n}", n, n) for n in range(10)]  # 0..9 days old
+    old = dated("old", 10, 40)
+    recent_low = dated("recent", 11, 2)
+    just_older = dated("just", 12, 9.5)  # older than the window, but within the week? no: 9.5 d
+    fresh = dated("fresh", 0, 0)
+    result = sort_unseen(
+        [fresh, *window[1:], old, recent_low, just_older], known(*window[1:]), NOW, None, True
+    )
+    assert result.news == ("fresh", "recent")
+    assert result.history == ("old", "just")
+    assert not result.migration
+
+
+def test_a_post_older_than_the_window_but_within_the_week_is_news() -> None:
+    window = [dated(f"k{n}", n, n / 10) for n in range(5)]  # a busy feed: hours apart
+    backdated = dated("back", 5, 3)
+    result = sort_unseen([*window, backdated], known(*window), NOW, None, True)
+    assert result.news == ("back",) and result.history == ()
+    boundary = dated("edge", 5, RECENT.days)
+    assert sort_unseen([*window, boundary], known(*window), NOW, None, True).news == ("edge",)
+
+
+def test_without_now_nothing_is_history_by_date() -> None:
+    window = [dated("k", 0, 1)]
+    result = sort_unseen([*window, dated("old", 1, 60)], known(*window), None, None, True)
+    assert result.news == ("old",)
+
+
+def test_undated_posts_below_every_known_post_are_history() -> None:
+    first, second = raw("a", pos=0), raw("b", pos=1)
+    top, bottom = raw("top", pos=0), raw("bottom", pos=3)
+    moved = [top, replace(first, position=1), replace(second, position=2), bottom]
+    result = sort_unseen(moved, known(first, second), NOW, None, True)
+    assert result.news == ("top",) and result.history == ("bottom",)
+
+
+def test_a_window_that_changed_identity_entirely_is_a_migration() -> None:
+    newest = NOW - timedelta(days=1)
+    entries = [
+        dated("x1", 0, 0),
+        dated("x2", 1, 1),  # exactly as new as the newest stored post: not news
+        dated("x3", 2, 5),
+        raw("undated", pos=3),
+    ]
+    result = sort_unseen(entries, {}, NOW, newest, True)
+    assert result.migration
+    assert result.news == ("x1",)
+    assert result.history == ("x2", "x3", "undated")
+    assert sort_unseen(entries, {}, NOW, None, True).news == ("x1", "x2", "x3")
+
+
+def test_a_feed_with_nothing_stored_announces_everything() -> None:
+    entries = [dated("x1", 0, 0), raw("u", pos=1), dated("x2", 2, 90)]
+    result = sort_unseen(entries, {}, NOW, None, False)
+    assert result.news == ("x1", "u", "x2") and not result.migration
+    assert sort_unseen([], {}, NOW, None, True).news == ()

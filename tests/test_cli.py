@@ -90,13 +90,17 @@ def test_poll_once_dry_run_prints_the_three_new_posts_and_stores_nothing(
     capsys.readouterr()
     for _ in range(2):  # a dry run changes nothing, so the second run sees the same events
         assert main(["poll", "--once", "--dry-run"]) == 0
-        lines = capsys.readouterr().out.splitlines()
-        assert lines[:3] == [
+        out = capsys.readouterr().out
+        lines = out.splitlines()
+        assert [line for line in lines if line.startswith("[")] == [
             f"[new] lumen: {blog.PUNE.title} <{blog.PUNE.link}>",
             f"[new] lumen: {blog.CORVID.title} <{blog.CORVID.link}>",
             f"[new] lumen: {blog.LISBON.title} <{blog.LISBON.link}>",
         ]
-        assert "3 new, 0 edited" in lines[3]
+        # Each event is followed by its message as a chat would get it, in plain text.
+        assert f"    {blog.CORVID.title} ({blog.CORVID.link})" in lines
+        assert f"    {blog.CORVID.paragraphs[0]}" in lines
+        assert "3 new, 0 edited" in lines[-1]
 
 
 def test_a_second_process_on_the_same_database_sees_nothing_new(

@@ -53,7 +53,7 @@ def detect(
         moment = now or (max(dates) if dates else None)
         unseen = sort_unseen(feed.items, stored, moment, newest_stored, has_stored)
         news = set(unseen.news)
-        changes += [Change(ChangeKind.NEW, item) for item in feed.items if item.key in news]
+        changes.extend(Change(ChangeKind.NEW, item) for item in feed.items if item.key in news)
         history = unseen.history
         if history and unseen.migration:
             notes.append(f"stored {len(history)} items silently: the whole window changed ids")

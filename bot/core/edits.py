@@ -246,7 +246,7 @@ def _is_counter(number: Places, counters: set[str], remembered: set[str]) -> boo
 def _in_order(kept: list[str], look: _Look, *, new: bool) -> list[str]:
     """Sentences in reading order (number-pair sentences were appended at the end)."""
     order = {s: i for i, s in enumerate(look.new if new else look.old)}
-    return sorted(dict.fromkeys(kept), key=lambda s: order.get(s, len(order)))
+    return sorted(dict.fromkeys(kept), key=order.__getitem__)  # kept ⊆ the look's sentences
 
 
 def _is_excerpt_switch(look: _Look, switched: set[int]) -> bool:

@@ -158,7 +158,7 @@ def reconcile(
             if entry.key in known or entry.key in {r.new_key for r in rekeys}:
                 continue
             value = getattr(mine[entry.key], field)
-            found = stored_side.get(value) if value else None
+            found = stored_side.get(value)  # never holds None: only stored values are keys
             if not found or len(found) != 1 or feed_side[value] != 1:
                 continue
             if found[0].key in taken:
@@ -194,10 +194,10 @@ def sort_unseen(
       way nothing matched. Only entries dated after the newest stored post are news.
     """
     unseen = [entry for entry in entries if entry.key not in known]
-    if not unseen:
-        return Unseen((), ())
     present = [entry for entry in entries if entry.key in known]
-    if not present and has_stored:
+    if not present:
+        if not has_stored:  # nothing stored at all: everything is news
+            return Unseen(tuple(e.key for e in unseen), ())
         news = tuple(
             e.key
             for e in unseen
@@ -207,12 +207,12 @@ def sort_unseen(
         return Unseen(news, history, migration=True)
     dates = [entry.published for entry in present if entry.published is not None]
     oldest = min(dates) if dates else None
-    lowest = max((entry.position for entry in present), default=-1)
+    lowest = max(entry.position for entry in present)
     news_keys: list[str] = []
     history_keys: list[str] = []
     for entry in unseen:
         if entry.published is None:
-            old = bool(present) and entry.position > lowest
+            old = entry.position > lowest
         else:
             old = (
                 oldest is not None

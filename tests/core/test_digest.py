@@ -91,3 +91,36 @@ def test_long_digests_are_split_into_valid_messages(
     for message in messages:
         assert_valid_telegram_html(message)
     assert sum(m.count("• ") for m in messages) >= len(entries)
+
+
+def test_the_flood_list_groups_linked_titles_by_category() -> None:
+    from bot.core.digest import render_new_list
+    from bot.core.model import ParsedItem
+
+    def post(n: int, cats: tuple[str, ...]) -> ParsedItem:
+        return ParsedItem(
+            f"k{n}", f"Post {n} <b>", f"https://e.example/{n}", None, None, cats, "", "", n
+        )
+
+    items = [post(1, ("Zeta", "Alpha")), post(2, ()), post(3, ("Zeta",))]
+    (message,) = render_new_list("Tide & Co", items)
+    assert message == (
+        "<b>Tide &amp; Co</b> — 3 new posts at once\n"
+        "\n<i>Other</i>\n"
+        '• <a href="https://e.example/2">Post 2 &lt;b&gt;</a>\n'
+        "\n<i>Zeta</i>\n"
+        '• <a href="https://e.example/1">Post 1 &lt;b&gt;</a>\n'
+        '• <a href="https://e.example/3">Post 3 &lt;b&gt;</a>'
+    )
+    (single,) = render_new_list("T", items[:1], translator("es"))
+    assert single.startswith("<b>T</b> — 1 entrada nueva a la vez")
+    assert "<i>Zeta</i>" in single
+    (other,) = render_new_list("T", items[1:2], translator("es"))
+    assert "<i>Otros</i>" in other
+    (long,) = render_new_list("F" * 101, items[:1])
+    assert "F" * 101 not in long and "F" * 90 in long
+    (exact,) = render_new_list("F" * 100, items[:1])
+    assert exact.startswith("<b>" + "F" * 100 + "</b>")
+    many = render_new_list("T", [post(n, ()) for n in range(400)])
+    assert len(many) > 1
+    assert_valid_telegram_html(many[1])

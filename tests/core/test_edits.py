@@ -247,3 +247,105 @@ def test_an_edit_lists_sentences_in_reading_order() -> None:
 def test_a_reordering_is_still_an_edit() -> None:
     item = post("k", "Two. One.")
     assert verdicts([(was(item, "One. Two."), item)])["k"].diff == TextDiff()
+
+
+def test_counting_words_are_read_without_punctuation_or_case() -> None:
+    item = post("p", "Great dive (47 Comments)")
+    assert verdicts([(was(item, "Great dive (45 Comments)"), item)], 9)["p"].diff is None
+    glued = post("q", "Depth 47|comments")  # the place is `Depth|#|comments`: read word by word
+    assert verdicts([(was(glued, "Depth 45|comments"), glued)], 9)["q"].diff is None
+
+
+def test_a_template_shared_by_exactly_the_threshold_of_items_counts() -> None:
+    pairs = []
+    for n in range(3):
+        item = post(f"k{n}", f"Body {n}.\n\nShared line added here.")
+        pairs.append((was(item, f"Body {n}."), item))
+    # 9 known items: the threshold is 3
+    assert all(v.absorbed is Absorbed.TEMPLATE for v in verdicts(pairs, known=9).values())
+    assert all(v.diff is not None for v in verdicts(pairs[:2], known=9).values())
+    removed = [(was(i, f"{i.text} Gone line here."), i) for _, i in pairs]
+    assert all(v.absorbed is Absorbed.TEMPLATE for v in verdicts(removed, known=9).values())
+
+
+def test_a_switch_shared_by_exactly_the_threshold_of_items_counts() -> None:
+    pairs = []
+    for n in range(3):
+        parts = [f"Story {n}, part {k}, is about tides and harbours." for k in range(3)]
+        item = post(f"k{n}", " ".join(parts))
+        pairs.append((was(item, parts[0]), item))
+    assert all(v.absorbed is Absorbed.EXCERPT for v in verdicts(pairs, known=9).values())
+    excerpted = verdicts(pairs, known=9)
+    assert excerpted["k0"].places == ()
+
+
+def test_an_excerpt_switch_keeps_the_remembered_places() -> None:
+    item = post("k", "Tide tables look like a wall of numbers at first. […]", full=False)
+    old = was(item, FULL, full=True, volatile=("a|#",))
+    assert verdicts([(old, item)], known=10)["k"].places == ("a|#",)
+
+
+def test_removed_sentences_are_shown_with_the_old_title_and_link() -> None:
+    old_link, new_link = "https://s.example/old", "https://s.example/new"
+    item = post("k", "Intro. See Fresh title now.", "Fresh title", link=new_link)
+    before = StoredItem(
+        "k",
+        "Old title",
+        f"Intro. Read Old title at {old_link} please.",
+        fingerprint("Old title", "x"),
+        None,
+        FINGERPRINT_VERSION,
+        link=old_link,
+    )
+    diff = verdicts([(before, item)], known=10)["k"].diff
+    assert diff == TextDiff(
+        old_title="Old title",
+        new_title="Fresh title",
+        added=("See Fresh title now.",),
+        removed=(f"Read Old title at {old_link} please.",),
+    )
+    unlinked = post("u", "Intro. New words.")
+    plain = StoredItem(
+        "u", unlinked.title, f"Intro. At {_LINK_MARK} old.", "f", None, FINGERPRINT_VERSION
+    )
+    assert verdicts([(plain, unlinked)], 10)["u"].diff == TextDiff(
+        added=("New words.",), removed=("At  old.",)
+    )
+
+
+_LINK_MARK = "\ue001"
+
+
+def test_removed_and_added_sentences_keep_their_own_reading_order() -> None:
+    item = post("k", "Alpha new. Beta. Gamma new. Delta.")
+    old = was(item, "Beta. Zeta old. Delta. Eta old.")
+    diff = verdicts([(old, item)], known=10)["k"].diff
+    assert diff == TextDiff(added=("Alpha new.", "Gamma new."), removed=("Zeta old.", "Eta old."))
+
+
+def test_a_footer_up_to_two_hundred_characters_may_follow_the_cut() -> None:
+    head = "Tide tables look like a wall of numbers at first. […] "
+    assert is_excerpt(head + "f" * 198, FULL)
+    assert is_excerpt(head + "f" * 199, FULL)  # 200 characters after the cut
+    assert not is_excerpt(head + "f" * 200, FULL)
+
+
+def test_a_changed_number_before_a_changed_sentence_keeps_reading_order() -> None:
+    item = post("k", "One 2 apples. Two changed. Three.")
+    old = was(item, "One 1 apples. Two. Three.")
+    diff = verdicts([(old, item)], known=10)["k"].diff
+    assert diff == TextDiff(
+        added=("One 2 apples.", "Two changed."), removed=("One 1 apples.", "Two.")
+    )
+
+
+def test_the_stored_link_is_taken_out_of_the_stored_text() -> None:
+    link = "https://s.example/k"
+    item = post("k", f"Read it at {link} today. New line.", link=link)
+    old = was(item, f"Read it at {link} today.")
+    assert verdicts([(old, item)], known=10)["k"].diff == TextDiff(added=("New line.",))
+
+
+def test_an_excerpt_of_exactly_twenty_letters_counts() -> None:
+    assert is_excerpt("Tide tables look like a w […]", FULL)  # 20 letters
+    assert not is_excerpt("Tide tables look like a […]", FULL)  # 19

@@ -215,3 +215,82 @@ def test_a_feed_with_nothing_stored_announces_everything() -> None:
     result = sort_unseen(entries, {}, NOW, None, False)
     assert result.news == ("x1", "u", "x2") and not result.migration
     assert sort_unseen([], {}, NOW, None, True).news == ()
+
+
+def test_canonical_url_keeps_the_path_case_and_drops_only_trailing_slashes() -> None:
+    assert canonical_url("https://e.example/BOX/") == "e.example/BOX"
+    assert canonical_url("https://e.example/a//") == "e.example/a"
+
+
+def test_identity_of_survives_lone_surrogates_and_blank_keys() -> None:
+    assert (
+        identity_of("\ud800", None, "", None).canon_key
+        == identity_of("\ud800", None, "", None).canon_key
+    )
+    assert len(identity_of("\ud800", None, "", None).canon_key) == 64
+    assert identity_of("   ", None, "", None).canon_key == ""
+
+
+def test_a_present_entry_never_takes_a_stored_post() -> None:
+    link = "https://s.example/d"
+    entries = [raw("d", link=link), raw("e", link="https://s.example/e")]
+    candidates = [kept("old-d", link=link), kept("old-e", link="https://s.example/e")]
+    present = {"d": StoredItem("d", "", "", "f")}
+    assert reconcile(entries, present, candidates) == [Rekey("old-e", "e", Match.LINK)]
+
+
+def test_an_entry_matched_by_id_is_not_matched_again_by_link() -> None:
+    entries = [raw("https://s.example/?p=1", link="https://s.example/one"), raw("z")]
+    candidates = [
+        kept("http://s.example/?p=1", link="https://s.example/elsewhere"),
+        kept("other", link="https://s.example/one"),
+    ]
+    assert reconcile(entries, {}, candidates) == [
+        Rekey("http://s.example/?p=1", "https://s.example/?p=1", Match.ID)
+    ]
+
+
+def test_a_failed_match_does_not_stop_the_entries_after_it() -> None:
+    shared = "https://s.example/home"
+    entries = [
+        raw("a", link=shared),
+        raw("b", link=shared),
+        raw("c", link="https://s.example/c"),
+        raw("d", link="https://s.example/nothing"),
+        raw("e", link="https://s.example/e"),
+    ]
+    candidates = [
+        kept("old-c1", link="https://s.example/c"),
+        kept("old-c2", link="https://s.example/c"),
+        kept("old-e", link="https://s.example/e"),
+    ]
+    assert reconcile(entries, {}, candidates) == [Rekey("old-e", "e", Match.LINK)]
+
+
+def test_a_stored_post_taken_by_link_is_not_taken_again_by_title() -> None:
+    entries = [
+        raw("n1", link="https://s.example/p", title="Renamed", published=NOW),
+        raw("n2", link="https://s.example/q", title="P", published=NOW + timedelta(hours=1)),
+        raw("n3", link="https://s.example/r", title="R", published=NOW),
+    ]
+    candidates = [
+        kept("o", link="https://s.example/p", title="P", published=NOW),
+        kept("o3", link="https://s.example/old-r", title="R", published=NOW),
+    ]
+    assert reconcile(entries, {}, candidates) == [
+        Rekey("o", "n1", Match.LINK),
+        Rekey("o3", "n3", Match.TITLE_DATE),
+    ]
+
+
+def test_undated_posts_at_the_lowest_known_place_or_above_are_news() -> None:
+    first = raw("a", pos=2)
+    result = sort_unseen([raw("x", pos=0), first, raw("y", pos=3)], known(first), NOW, None, True)
+    assert result.news == ("x",) and result.history == ("y",)
+
+
+def test_a_post_exactly_as_old_as_the_oldest_known_one_is_news() -> None:
+    window = [dated("k", 0, 30)]
+    same = dated("same", 1, 30)
+    assert sort_unseen([*window, same], known(*window), NOW, None, True).news == ("same",)
+    assert sort_unseen([], {}, NOW, None, True).history == ()

@@ -195,3 +195,15 @@ def test_the_image_then_the_banner_image_then_the_first_img() -> None:
     assert one({"banner_image": "https://i.example/b.png"}).image == "https://i.example/b.png"
     body = {"content_html": "<p><img src='https://i.example/c.png'></p>"}
     assert one(body).image == "https://i.example/c.png"
+
+
+def test_full_text_or_only_a_summary() -> None:
+    from bot.core.entries import excerpt_key
+
+    full = one({"id": "1", "content_html": "<p>All of it.</p>", "summary": "Some of it."})
+    assert full.full and full.excerpt_hash == excerpt_key("Some of it.")
+    text = one({"id": "2", "content_text": "Plain words.", "summary": "Plain."})
+    assert text.full and text.excerpt_hash == excerpt_key("Plain.")
+    short = one({"id": "3", "summary": "Only <this>."})
+    assert not short.full and short.html == "Only &lt;this&gt;."
+    assert short.excerpt_hash == excerpt_key("Only &lt;this&gt;.")

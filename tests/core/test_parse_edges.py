@@ -209,3 +209,66 @@ def test_an_rss_ttl_is_read_in_minutes(ttl: str, seconds: int | None) -> None:
         read_feed(rss("<item><guid>g</guid></item>", f"<title>T</title>{ttl}")).ttl_seconds
         == seconds
     )
+
+
+def test_full_text_and_the_summarys_hash_are_kept_apart() -> None:
+    from bot.core.entries import excerpt_key
+
+    body = rss(
+        "<item><guid>both</guid><title>B</title><description><![CDATA[<p>Short "
+        "<b>cut</b></p>]]></description><content:encoded><![CDATA[<p>Full text.</p>]]>"
+        "</content:encoded></item>"
+        "<item><guid>summary</guid><title>S</title><description>Only a summary.</description>"
+        "</item>"
+        "<item><guid>content</guid><title>C</title><content:encoded><![CDATA[<p>Alone.</p>]]>"
+        "</content:encoded></item>"
+    )
+    both, summary, content = parse_feed(body).items
+    assert both.full and both.text == "Full text."
+    assert both.excerpt_hash == excerpt_key("Short cut") == excerpt_key("<i>short</i>  CUT!")
+    assert not summary.full and summary.text == "Only a summary."
+    assert summary.excerpt_hash == excerpt_key("Only a summary.")
+    assert content.full and content.excerpt_hash is None  # feedparser copies content to summary
+    assert excerpt_key("a<br>b") == hashlib.sha256(b"ab").hexdigest()
+    assert excerpt_key("a&amp;b") == hashlib.sha256(b"ab").hexdigest()
+    assert excerpt_key("x\ud800") == hashlib.sha256("x".encode()).hexdigest()
+
+
+def test_raw_entries_default_to_full_text_without_an_excerpt() -> None:
+    from bot.core.entries import raw_entry
+
+    entry = raw_entry(
+        key="k",
+        title="t",
+        link=None,
+        author=None,
+        published=None,
+        terms=(),
+        html="<p>x</p>",
+        position=0,
+    )
+    assert entry.full and entry.excerpt_hash is None
+    blank = raw_entry(
+        key="k",
+        title="t",
+        link=None,
+        author=None,
+        published=None,
+        terms=(),
+        html="<p>x</p>",
+        position=0,
+        summary="  ",
+    )
+    assert blank.excerpt_hash is None
+    same = raw_entry(
+        key="k",
+        title="t",
+        link=None,
+        author=None,
+        published=None,
+        terms=(),
+        html="<p>x</p>",
+        position=0,
+        summary="<p>x</p>",
+    )
+    assert same.excerpt_hash is None

@@ -12,6 +12,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, col, select
 
+from bot.core.identity import identity_of
 from bot.db.tables import Delivery, Item
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
@@ -65,6 +66,11 @@ async def test_a_guid_migration_keeps_each_post_and_its_thread(
     after = items(bot)
     assert sorted(after.values()) == sorted(before.values())  # the same rows, re-keyed
     assert all(key.startswith("https://") and key.endswith("&v=2") for key in after)
+    with Session(bot.engine) as session:  # and each row is findable by its new key's identity
+        rows = session.exec(select(Item.key, Item.link, Item.title, Item.published_at)).all()
+        canon = dict(session.exec(select(Item.key, Item.canon_key)).all())
+    for key, link, title, published in rows:
+        assert canon[key] == identity_of(key, link, title, published).canon_key
     logged = [r.getMessage() for r in caplog.records if "re-keyed" in r.getMessage()]
     assert logged == ["feed tide: re-keyed 10 items: GUID migration (10 by link)"]
 

@@ -118,6 +118,19 @@ CASES = [
         new=(NEWEST.title,),
     ),
     Case(
+        "years-old feed: a post backdated before the window by days is new",
+        (
+            g.hugo(window(3, newest=NOW - timedelta(days=900))),
+            g.hugo(
+                (
+                    *window(3, newest=NOW - timedelta(days=900)),
+                    replace(NEWEST, published=NOW - timedelta(days=904)),
+                )
+            ),
+        ),
+        new=(NEWEST.title,),
+    ),
+    Case(
         "undated window grows downward",
         (
             g.hugo(tuple(replace(p, published=None) for p in W[:5])),

@@ -26,14 +26,13 @@ def detect(
     stored: Mapping[str, StoredItem],
     *,
     baseline: bool = False,
-    now: datetime | None = None,
     newest_stored: datetime | None = None,
     has_stored: bool = False,
 ) -> Detection:
     """Events for `feed` given the stored items (only keys present in the feed matter).
 
     `has_stored` and `newest_stored` describe the feed's stored items as a whole (needed when
-    none of them is in this document); `now` dates history (default: the newest entry's date).
+    none of them is in this document).
     """
     changes: list[Change] = []
     unchanged: list[str] = []
@@ -49,9 +48,7 @@ def detect(
     history: tuple[str, ...] = ()
     notes: list[str] = []
     if not baseline:
-        dates = [item.published for item in feed.items if item.published is not None]
-        moment = now or (max(dates) if dates else None)
-        unseen = sort_unseen(feed.items, stored, moment, newest_stored, has_stored)
+        unseen = sort_unseen(feed.items, stored, newest_stored, has_stored)
         news = set(unseen.news)
         changes.extend(Change(ChangeKind.NEW, item) for item in feed.items if item.key in news)
         history = unseen.history

@@ -277,7 +277,12 @@ def is_excerpt(short: str, full: str) -> bool:
     marks = list(_EXCERPT_MARK.finditer(short))
     if marks and len(short) - marks[-1].end() <= MAX_FOOTER_CHARS:
         short = short[: marks[-1].start()]
-    head, whole = _letters(short), _letters(full)
+    if len(short) >= len(full):  # an excerpt is shorter (cheap to check on long texts)
+        return False
+    head = _letters(short)
+    whole = _letters(full[: 2 * len(short) + 64])  # enough of the beginning, usually
+    if len(whole) <= len(head):
+        whole = _letters(full)
     return MIN_EXCERPT_LETTERS <= len(head) < len(whole) and whole.startswith(head)
 
 

@@ -34,8 +34,10 @@ _TRACKING = frozenset(
      "twclid", "li_fat_id", "wt_mc", "oly_enc_id", "oly_anon_id", "vero_id", "rb_clickid"}
 )  # fmt: skip
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-# A never-seen post dated before the oldest known post the feed shows, and older than this, is
-# the feed's window growing into its past, not news (a post backdated by days is still news).
+# A never-seen post dated before the oldest known post the feed shows, and this much older than
+# the newest known one, is the feed's window growing into its past, not news (a post backdated
+# by hours or days is still news). Measured against the feed's own dates, not the clock, so a
+# feed whose posts are all old (or whose clock is off) is judged the same way.
 RECENT = timedelta(days=7)
 
 
@@ -180,14 +182,13 @@ class Unseen:
 def sort_unseen(
     entries: Sequence[Entry],
     known: Mapping[str, StoredItem],
-    now: datetime | None,
     newest_stored: datetime | None,
     has_stored: bool,
 ) -> Unseen:
     """Which never-seen entries are news.
 
-    - Dated: history when older than the oldest known post shown and over a week old: the
-      window grew into the feed's past. A post placed low but dated within the
+    - Dated: history when older than the oldest known post shown and over a week older than
+      the newest: the window grew into the feed's past. A post placed low but dated within the
       known window, or within the week, is news (backdated by hours or days).
     - Undated: history when listed below every known post (feeds list newest first), else news.
     - No entry known although the feed has stored posts: the whole window changed identity in a
@@ -206,7 +207,7 @@ def sort_unseen(
         history = tuple(e.key for e in unseen if e.key not in set(news))
         return Unseen(news, history, migration=True)
     dates = [entry.published for entry in present if entry.published is not None]
-    oldest = min(dates) if dates else None
+    oldest, newest = (min(dates), max(dates)) if dates else (None, None)
     lowest = max(entry.position for entry in present)
     news_keys: list[str] = []
     history_keys: list[str] = []
@@ -216,9 +217,9 @@ def sort_unseen(
         else:
             old = (
                 oldest is not None
-                and now is not None
+                and newest is not None
                 and entry.published < oldest
-                and entry.published < now - RECENT
+                and entry.published < newest - RECENT
             )
         (history_keys if old else news_keys).append(entry.key)
     return Unseen(tuple(news_keys), tuple(history_keys))

@@ -94,17 +94,20 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
     another fingerprint version.
     """
     known = {
-        key: (item.content_hash, item.text)
+        key: item
         for key, item in (stored or {}).items()
         if item.content_hash and item.fingerprint_version == FINGERPRINT_VERSION
     }
     items = []
     for entry in raw.entries:
         cached = known.get(entry.key)
-        if cached is not None and cached[0] == entry.content_hash:
-            text = cached[1]
+        if cached is not None and cached.content_hash == entry.content_hash:
+            text = cached.text
+            same = cached.title == entry.title  # then the fingerprint is the stored one too
+            hashed = cached.fingerprint if same else fingerprint(entry.title, text)
         else:
             text = html_to_text(entry.html[:MAX_HTML_CHARS])[:MAX_TEXT_CHARS]
+            hashed = fingerprint(entry.title, text)
         items.append(
             ParsedItem(
                 key=entry.key,
@@ -114,7 +117,7 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
                 published=entry.published,
                 categories=entry.categories,
                 text=text,
-                fingerprint=fingerprint(entry.title, text),
+                fingerprint=hashed,
                 position=entry.position,
                 content_hash=entry.content_hash,
                 image=entry.image,

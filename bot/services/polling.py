@@ -291,7 +291,6 @@ def store_items(
         parsed,
         stored,
         baseline=not feed.baseline_done,
-        now=now,
         newest_stored=newest,
         has_stored=has_stored,
     )
@@ -340,5 +339,6 @@ def _rekey(
         store.rekey_items(session, feed_id=feed.id, moves=[(r.old_key, r.new_key) for r in rekeys])
         by_key = {c.key: c for c in candidates}
         for rekey in rekeys:
-            stored[rekey.new_key] = replace(by_key[rekey.old_key], key=rekey.new_key)
+            # identity=None: the new key's identity is computed and written when it is saved
+            stored[rekey.new_key] = replace(by_key[rekey.old_key], key=rekey.new_key, identity=None)
     return rekeys

@@ -41,7 +41,7 @@ def test_older_unseen_posts_are_history_with_a_note() -> None:
     known = [item(f"k{n}", days=n, pos=n) for n in range(3)]
     old = item("old", days=60, pos=3)
     fresh = item("fresh", days=0, pos=0)
-    result = detect(feed(fresh, *known, old), {k.key: keep(k) for k in known}, now=NOW)
+    result = detect(feed(fresh, *known, old), {k.key: keep(k) for k in known})
     assert [c.item.key for c in result.changes] == ["fresh"]
     assert result.history == ("old",)
     assert result.notes == ("stored 1 older items silently",)
@@ -58,18 +58,16 @@ def test_without_now_the_newest_date_in_the_feed_dates_history() -> None:
 
 def test_a_window_that_changed_identity_is_stored_with_its_own_note() -> None:
     entries = [item("a", days=0), item("b", days=2, pos=1)]
-    result = detect(
-        feed(*entries), {}, now=NOW, newest_stored=NOW - timedelta(days=1), has_stored=True
-    )
+    result = detect(feed(*entries), {}, newest_stored=NOW - timedelta(days=1), has_stored=True)
     assert [c.item.key for c in result.changes] == ["a"]
     assert result.history == ("b",)
     assert result.notes == ("stored 1 items silently: the whole window changed ids",)
-    nothing_old = detect(feed(*entries), {}, now=NOW, newest_stored=NOW, has_stored=True)
+    nothing_old = detect(feed(*entries), {}, newest_stored=NOW, has_stored=True)
     assert nothing_old.notes == ("stored 2 items silently: the whole window changed ids",)
 
 
 def test_the_baseline_announces_nothing_and_notes_nothing() -> None:
-    result = detect(feed(item("a"), item("b", days=90)), {}, baseline=True, now=NOW)
+    result = detect(feed(item("a"), item("b", days=90)), {}, baseline=True)
     assert result == Detection(changes=())
 
 
@@ -82,7 +80,7 @@ def test_the_share_is_taken_of_the_known_items_only() -> None:
     stored = {i.key: keep(i) for i in items}
     after = [counted(f"k{n}", 9 if n < 3 else 5, n) for n in range(9)]
     fresh = [item(f"new{n}", pos=9 + n) for n in range(9)]
-    result = detect(feed(*after, *fresh), stored, now=NOW)
+    result = detect(feed(*after, *fresh), stored)
     # 3 of 9 known items changed "Rank #": a third, so a counter; the 9 new ones do not count.
     assert [c.kind for c in result.changes] == [ChangeKind.NEW] * 9
     assert result.absorbed == {"k0": "counters", "k1": "counters", "k2": "counters"}
@@ -93,7 +91,7 @@ def test_the_share_is_taken_of_the_known_items_only() -> None:
 def test_two_counters_in_a_window_of_nine_are_edits() -> None:
     items = [counted(f"k{n}", 5, n) for n in range(9)]
     after = [counted(f"k{n}", 9 if n < 2 else 5, n) for n in range(9)]
-    result = detect(feed(*after), {i.key: keep(i) for i in items}, now=NOW)
+    result = detect(feed(*after), {i.key: keep(i) for i in items})
     assert [c.kind for c in result.changes] == [ChangeKind.EDITED] * 2
     assert result.places == {"k0": ("Rank|#",), "k1": ("Rank|#",)}
 
@@ -101,7 +99,7 @@ def test_two_counters_in_a_window_of_nine_are_edits() -> None:
 def test_remembered_places_are_only_rewritten_when_they_change() -> None:
     before = counted("k", 5, 0)
     after = counted("k", 6, 0)
-    result = detect(feed(after), {"k": keep(before, volatile=("Rank|#",))}, now=NOW)
+    result = detect(feed(after), {"k": keep(before, volatile=("Rank|#",))})
     assert result.changes == () and result.places == {}
     assert result.absorbed == {"k": "counters"}
     assert result.notes == ("ignored changed counters on 1 item",)
@@ -110,7 +108,7 @@ def test_remembered_places_are_only_rewritten_when_they_change() -> None:
 def test_notes_name_each_kind_of_absorbed_change() -> None:
     before = item("v", "Same words.")
     old = StoredItem("v", before.title, "Same  words!", "0" * 64, None, "")
-    result = detect(feed(before), {"v": old}, now=NOW)
+    result = detect(feed(before), {"v": old})
     assert result.rebaselined == ("v",)
     assert result.notes == ("re-baselined 1 item silently (the fingerprint version changed)",)
 

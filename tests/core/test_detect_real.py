@@ -70,7 +70,6 @@ def poll(before: list[ParsedItem], after: list[ParsedItem]) -> tuple[list[Change
     detection = detect(
         ParsedFeed("F", None, tuple(after)),
         present,
-        now=NOW,
         newest_stored=max(i.published for i in before if i.published),
         has_stored=True,
     )

@@ -162,10 +162,10 @@ def test_history_is_older_than_the_known_window_and_a_week() -> None:
     window = [dated(f"k{n}", n, n) for n in range(10)]  # 0..9 days old
     old = dated("old", 10, 40)
     recent_low = dated("recent", 11, 2)
-    just_older = dated("just", 12, 9.5)  # older than the window, but within the week? no: 9.5 d
+    just_older = dated("just", 12, 9.5)  # older than the window and 8.5 days before the newest
     fresh = dated("fresh", 0, 0)
     result = sort_unseen(
-        [fresh, *window[1:], old, recent_low, just_older], known(*window[1:]), NOW, None, True
+        [fresh, *window[1:], old, recent_low, just_older], known(*window[1:]), None, True
     )
     assert result.news == ("fresh", "recent")
     assert result.history == ("old", "just")
@@ -175,23 +175,27 @@ def test_history_is_older_than_the_known_window_and_a_week() -> None:
 def test_a_post_older_than_the_window_but_within_the_week_is_news() -> None:
     window = [dated(f"k{n}", n, n / 10) for n in range(5)]  # a busy feed: hours apart
     backdated = dated("back", 5, 3)
-    result = sort_unseen([*window, backdated], known(*window), NOW, None, True)
+    result = sort_unseen([*window, backdated], known(*window), None, True)
     assert result.news == ("back",) and result.history == ()
     boundary = dated("edge", 5, RECENT.days)
-    assert sort_unseen([*window, boundary], known(*window), NOW, None, True).news == ("edge",)
+    assert sort_unseen([*window, boundary], known(*window), None, True).news == ("edge",)
 
 
-def test_without_now_nothing_is_history_by_date() -> None:
-    window = [dated("k", 0, 1)]
-    result = sort_unseen([*window, dated("old", 1, 60)], known(*window), None, None, True)
-    assert result.news == ("old",)
+def test_history_is_judged_by_the_feeds_own_dates_not_the_clock() -> None:
+    years = 3 * 365  # a feed whose posts are all years old: a few days back is still news
+    window = [dated(f"k{n}", n, years + n / 10) for n in range(5)]
+    backdated, old = dated("back", 5, years + 3), dated("old", 6, years + 60)
+    result = sort_unseen([*window, backdated, old], known(*window), None, True)
+    assert result.news == ("back",) and result.history == ("old",)
+    undated_known = [raw("u", pos=0)]
+    assert sort_unseen([*undated_known, old], known(*undated_known), None, True).news == ("old",)
 
 
 def test_undated_posts_below_every_known_post_are_history() -> None:
     first, second = raw("a", pos=0), raw("b", pos=1)
     top, bottom = raw("top", pos=0), raw("bottom", pos=3)
     moved = [top, replace(first, position=1), replace(second, position=2), bottom]
-    result = sort_unseen(moved, known(first, second), NOW, None, True)
+    result = sort_unseen(moved, known(first, second), None, True)
     assert result.news == ("top",) and result.history == ("bottom",)
 
 
@@ -203,18 +207,18 @@ def test_a_window_that_changed_identity_entirely_is_a_migration() -> None:
         dated("x3", 2, 5),
         raw("undated", pos=3),
     ]
-    result = sort_unseen(entries, {}, NOW, newest, True)
+    result = sort_unseen(entries, {}, newest, True)
     assert result.migration
     assert result.news == ("x1",)
     assert result.history == ("x2", "x3", "undated")
-    assert sort_unseen(entries, {}, NOW, None, True).news == ("x1", "x2", "x3")
+    assert sort_unseen(entries, {}, None, True).news == ("x1", "x2", "x3")
 
 
 def test_a_feed_with_nothing_stored_announces_everything() -> None:
     entries = [dated("x1", 0, 0), raw("u", pos=1), dated("x2", 2, 90)]
-    result = sort_unseen(entries, {}, NOW, None, False)
+    result = sort_unseen(entries, {}, None, False)
     assert result.news == ("x1", "u", "x2") and not result.migration
-    assert sort_unseen([], {}, NOW, None, True).news == ()
+    assert sort_unseen([], {}, None, True).news == ()
 
 
 def test_canonical_url_keeps_the_path_case_and_drops_only_trailing_slashes() -> None:
@@ -285,12 +289,12 @@ def test_a_stored_post_taken_by_link_is_not_taken_again_by_title() -> None:
 
 def test_undated_posts_at_the_lowest_known_place_or_above_are_news() -> None:
     first = raw("a", pos=2)
-    result = sort_unseen([raw("x", pos=0), first, raw("y", pos=3)], known(first), NOW, None, True)
+    result = sort_unseen([raw("x", pos=0), first, raw("y", pos=3)], known(first), None, True)
     assert result.news == ("x",) and result.history == ("y",)
 
 
 def test_a_post_exactly_as_old_as_the_oldest_known_one_is_news() -> None:
     window = [dated("k", 0, 30)]
     same = dated("same", 1, 30)
-    assert sort_unseen([*window, same], known(*window), NOW, None, True).news == ("same",)
-    assert sort_unseen([], {}, NOW, None, True).history == ()
+    assert sort_unseen([*window, same], known(*window), None, True).news == ("same",)
+    assert sort_unseen([], {}, None, True).history == ()

@@ -130,7 +130,14 @@ def save_items(
     if edited:  # an edit may change an item's categories: take its old ones out of the count
         _tally(tally, spelling, _categories_of(session, feed_id, edited), -1)
     for item in parsed.items:
-        ident = identity_of(item.key, item.link, item.title, item.published)
+        old = stored.get(item.key)
+        ident = (
+            old.identity  # unchanged parts, unchanged identity (computing it is not free)
+            if old is not None
+            and old.identity is not None
+            and (old.link, old.title, old.published) == (item.link, item.title, item.published)
+            else identity_of(item.key, item.link, item.title, item.published)
+        )
         values: dict[str, object] = {
             "link": item.link,
             "title": item.title,
@@ -152,7 +159,6 @@ def save_items(
         }
         if item.key in detection.places:
             values["volatile"] = list(detection.places[item.key])
-        old = stored.get(item.key)
         if old is None:
             fresh.append({"feed_id": feed_id, "key": item.key, "first_seen_at": now, **values})
             _tally(tally, spelling, [item.categories], +1)
@@ -161,7 +167,7 @@ def save_items(
         if item.key in changed:
             session.exec(update(Item).where(*where).values(**values))
             _tally(tally, spelling, [item.categories], +1)
-        elif item.key in detection.absorbed or old.identity != ident:
+        elif item.key in detection.absorbed or old.identity != ident:  # (None if re-keyed)
             # Not an edit worth telling (counters, template, excerpt switch, fingerprint
             # version), or re-keyed: the row takes the new text and identity silently.
             values.pop("last_changed_at")

@@ -12,6 +12,7 @@ import pytest
 from sqlmodel import Session
 
 from bot.db import store
+from bot.db.engine import transaction
 from bot.db.tables import Chat
 from bot.i18n import translator
 from bot.services.digests import run_digests
@@ -61,7 +62,7 @@ async def test_first_contact_picks_the_client_language_and_keeps_it(
 async def test_a_chat_from_before_languages_gets_one_at_its_next_command(
     bot: RunningBot, bot_api: FakeBotApi
 ) -> None:
-    with Session(bot.engine) as session, session.begin():
+    with transaction(bot.engine) as session:  # BEGIN IMMEDIATE, as the bot writes
         store.upsert_chat(session, chat_id=SPANISH_CHAT, type_="private", title="Ana")
     assert stored_language(bot, SPANISH_CHAT) is None  # as migration 0006 leaves older chats
     assert (await ask(bot_api, "/feeds", SPANISH_CHAT, language="es")).startswith(

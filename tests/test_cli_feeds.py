@@ -105,7 +105,7 @@ def test_feed_set_interval_paces_one_feed_and_shows_it(
 
 
 def test_a_json_feed_through_feed_add_and_a_dry_run_poll(
-    feeds: FeedServer, capsys: pytest.CaptureFixture[str]
+    feeds: FeedServer, env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     import json
 

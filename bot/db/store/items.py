@@ -209,11 +209,12 @@ def prune_items(session: Session, *, feed_id: int, unseen_since: datetime) -> in
     gone = session.exec(
         select(Item.categories).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)
     ).all()
-    if gone:
-        tally: Counter[str] = Counter()
-        spelling: dict[str, str] = {}
-        _tally(tally, spelling, gone, -1)
-        _count_categories(session, feed_id, tally, spelling)
+    if not gone:  # the usual case: one indexed read, no deletes
+        return 0
+    tally: Counter[str] = Counter()
+    spelling: dict[str, str] = {}
+    _tally(tally, spelling, gone, -1)
+    _count_categories(session, feed_id, tally, spelling)
     session.exec(delete(Delivery).where(col(Delivery.item_id).in_(old_ids)))
     result = session.exec(
         delete(Item).where(col(Item.feed_id) == feed_id, col(Item.last_seen_at) < unseen_since)

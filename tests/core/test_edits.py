@@ -349,3 +349,13 @@ def test_the_stored_link_is_taken_out_of_the_stored_text() -> None:
 def test_an_excerpt_of_exactly_twenty_letters_counts() -> None:
     assert is_excerpt("Tide tables look like a w […]", FULL)  # 20 letters
     assert not is_excerpt("Tide tables look like a […]", FULL)  # 19
+
+
+def test_an_excerpt_is_strictly_shorter_than_the_text() -> None:
+    assert not is_excerpt("Tide, tables, look, like, a, wall", "Tide tables look like a wall of n")
+    assert not is_excerpt("Tide tables look like a wall", "Tide tables look like a wall!!!")
+
+
+def test_a_text_whose_beginning_is_mostly_punctuation_is_read_to_its_end() -> None:
+    assert is_excerpt("a" * 20, "a" * 20 + " " * 84 + "bbbb")
+    assert not is_excerpt("a" * 20, "a" * 20 + " " * 84 + "    ")

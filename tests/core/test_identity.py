@@ -294,7 +294,7 @@ def test_undated_posts_at_the_lowest_known_place_or_above_are_news() -> None:
 
 
 def test_a_post_exactly_as_old_as_the_oldest_known_one_is_news() -> None:
-    window = [dated("k", 0, 30)]
-    same = dated("same", 1, 30)
+    window = [dated("k0", 0, 0), dated("k1", 1, 30)]
+    same = dated("same", 2, 30)
     assert sort_unseen([*window, same], known(*window), None, True).news == ("same",)
     assert sort_unseen([], {}, None, True).history == ()

@@ -12,7 +12,7 @@ import pytest
 from bot.core.entries import NotAFeed
 from bot.core.model import StoredItem
 from bot.core.parse import finish_feed, parse_feed, read_entry, read_feed
-from bot.core.text import FINGERPRINT_VERSION
+from bot.core.text import FINGERPRINT_VERSION, fingerprint
 from bot.core.urls import safe_link
 
 CYRILLIC = (
@@ -272,3 +272,25 @@ def test_raw_entries_default_to_full_text_without_an_excerpt() -> None:
         summary="<p>x</p>",
     )
     assert same.excerpt_hash is None
+
+
+def test_unchanged_html_and_title_keep_the_stored_fingerprint() -> None:
+    raw = read_feed(
+        rss("<item><guid>g</guid><title>Same</title><description>Body.</description></item>")
+    )
+    entry = raw.entries[0]
+    stored = {
+        "g": StoredItem(
+            "g", "Same", "Stored text.", "f" * 64, entry.content_hash, FINGERPRINT_VERSION
+        )
+    }
+    (kept,) = finish_feed(raw, stored).items
+    assert kept.text == "Stored text." and kept.fingerprint == "f" * 64
+    renamed = {
+        "g": StoredItem(
+            "g", "Old", "Stored text.", "f" * 64, entry.content_hash, FINGERPRINT_VERSION
+        )
+    }
+    (retitled,) = finish_feed(raw, renamed).items
+    assert retitled.text == "Stored text."
+    assert retitled.fingerprint == fingerprint("Same", "Stored text.")

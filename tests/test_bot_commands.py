@@ -206,3 +206,19 @@ async def test_subscription_limit_per_chat(
         assert "the most allowed" in await ask(bot_api, "/subscribe two")
         with Session(running.engine) as session:
             assert store.count_subscriptions(session, chat_id=PRIVATE) == 1
+
+
+async def test_without_operators_addfeed_says_how_to_become_one(
+    db_url: str, bot_api: FakeBotApi
+) -> None:
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600, bot_admin_ids="")
+    async with running_bot(settings):
+        reply = await ask(bot_api, "/addfeed https://example.org/feed/")
+        assert f"Your Telegram user id is <code>{PRIVATE}</code>" in reply
+        assert f"<code>BOT_ADMIN_IDS={PRIVATE}</code>" in reply
+        spanish = await ask(bot_api, "/addfeed https://example.org/feed/", language="es")
+        assert f"<code>BOT_ADMIN_IDS={PRIVATE}</code>" in spanish
+        assert spanish.startswith("Este bot aún no tiene operador")
+        bot_api.set_member(-1001, ADMIN, "administrator")
+        in_group = await ask(bot_api, "/addfeed https://example.org/feed/", chat_id=-1001)
+        assert "Only the bot's operators" in in_group and "BOT_ADMIN_IDS" not in in_group

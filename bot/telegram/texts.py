@@ -65,6 +65,13 @@ USAGE = {
 
 ADMINS_ONLY = N_("Only this group's administrators can change its subscriptions and filters.")
 OPERATORS_ONLY = N_("Only the bot's operators can add or remove feeds.")
+
+# Told in a private chat while BOT_ADMIN_IDS is empty: how to become the operator.
+NO_OPERATOR_YET = N_(
+    "This bot has no operator yet, so nobody can add feeds. Your Telegram user id is "
+    "<code>{user_id}</code>: to make yourself the operator, set "
+    "<code>BOT_ADMIN_IDS={user_id}</code> where the bot runs and restart it."
+)
 BUTTON_EXPIRED = N_("This button has expired. Use the command again.")
 SLOW_DOWN = N_("Slow down, please: too many commands in a minute. Try again shortly.")
 SOMETHING_WRONG = N_(

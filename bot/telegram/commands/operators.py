@@ -17,8 +17,14 @@ MAX_OPML_BYTES = 1024 * 1024
 
 
 async def refuse(update: Update, context: Context) -> None:
-    """An operator command from someone who is not one."""
-    await context.reply((await context.tr()).gettext(texts.OPERATORS_ONLY))
+    """An operator command from someone who is not one. While the bot has no operator at all,
+    a private chat is told how to become one (its own user id and the setting)."""
+    _ = (await context.tr()).gettext
+    chat, user = update.effective_chat, update.effective_user
+    if not context.svc.settings.bot_admin_ids and chat and chat.type == "private" and user:
+        await context.reply(_(texts.NO_OPERATOR_YET).format(user_id=user.id))
+        return
+    await context.reply(_(texts.OPERATORS_ONLY))
 
 
 async def cmd_addfeed(update: Update, context: Context) -> None:

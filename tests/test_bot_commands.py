@@ -15,6 +15,7 @@ from tests.fixtures import blog
 from tests.harness import GROUP_ADMIN as ADMIN
 from tests.harness import PRIVATE_CHAT as PRIVATE
 from tests.harness import RunningBot, ask, bot_settings, lumen_bot, running_bot
+from tests.test_bot_buttons import keyboard
 
 GROUP = -1001
 MEMBER, OPERATOR = 88, 4242
@@ -36,6 +37,24 @@ async def test_start_and_help_explain_every_command(bot: RunningBot, bot_api: Fa
     menu = menus[None]  # the default menu, in English
     assert {c["command"] for c in menu.params["commands"]} >= {"start", "subscribe", "filter"}
     assert {"description": "what this bot does", "command": "start"} in menu.params["commands"]
+
+
+async def test_deep_links_subscribe_in_one_tap(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    """t.me/<bot>?start=lumen sends `/start lumen`; ?startgroup=lumen sends it in the group."""
+    reply = await ask(bot_api, "/start lumen")
+    assert reply.startswith("Subscribed to <b>Lumen Blog</b>")
+    assert keyboard(bot_api, PRIVATE)  # the same backlog buttons as /subscribe
+    assert "already subscribed" in await ask(bot_api, "/start lumen")
+    assert "no feed named <code>nope</code>" in await ask(bot_api, "/start nope")
+    bot_api.set_member(GROUP, ADMIN, "administrator")
+    in_group = await ask(bot_api, "/start@feedwatch_test_bot lumen", chat_id=GROUP)
+    assert in_group.startswith("Subscribed to <b>Lumen Blog</b>")
+    bot_api.set_member(GROUP, MEMBER, "member")
+    refused = await ask(bot_api, "/start@feedwatch_test_bot lumen", chat_id=GROUP, user_id=MEMBER)
+    assert "administrators" in refused
+    with Session(bot.engine) as session:
+        chats = session.exec(select(Subscription.chat_id)).all()
+    assert sorted(chats) == [GROUP, PRIVATE]
 
 
 async def test_feeds_lists_slug_and_title(bot: RunningBot, bot_api: FakeBotApi) -> None:

@@ -1,7 +1,7 @@
 """Chat commands, one module per area. A new command goes in its area's module and into the
 table below; `app.py` wires whatever is listed here.
 
-- `start`: /start, /help, /feeds
+- `start`: /start (and its deep links), /help, /feeds
 - `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ buttons)
 - `settings`: /filter, /keywords, /edits, /preview, /silent, /pause, /resume, /timezone
   (+ switches)
@@ -32,7 +32,7 @@ from bot.telegram.views import ROUTES
 Handler = Callable[[Update, Context], Coroutine[Any, Any, Any]]
 
 CHAT_COMMANDS: dict[str, Handler] = {
-    "start": start.cmd_help,
+    "start": start.cmd_start,
     "help": start.cmd_help,
     "feeds": start.cmd_feeds,
     "subscribe": subscriptions.cmd_subscribe,

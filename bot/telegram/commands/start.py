@@ -7,13 +7,23 @@ from telegram import Update
 from bot.core.schedule import format_duration
 from bot.db import store
 from bot.telegram import texts
+from bot.telegram.commands import subscriptions
 from bot.telegram.context import Context, esc
 
 
 async def cmd_help(update: Update, context: Context) -> None:
-    """/start and /help: what the bot does and every command with an example."""
+    """/help: what the bot does and every command with an example."""
     await context.remember_chat()
     await context.reply(texts.help_text(await context.tr()))
+
+
+async def cmd_start(update: Update, context: Context) -> None:
+    """/start, or /start FEED from a deep link (`t.me/<bot>?start=FEED`, `?startgroup=FEED`):
+    one tap subscribes the chat, exactly as /subscribe FEED would."""
+    if context.args_text:
+        await subscriptions.cmd_subscribe(update, context)
+        return
+    await cmd_help(update, context)
 
 
 async def cmd_feeds(update: Update, context: Context) -> None:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlmodel import Session, select
 
+from bot.core.render import telegram_length
 from bot.db import store
 from bot.db.tables import Chat, Subscription
 from tests.fakes.bot_api import FakeBotApi
@@ -15,7 +16,7 @@ from tests.fixtures import blog
 from tests.harness import GROUP_ADMIN as ADMIN
 from tests.harness import PRIVATE_CHAT as PRIVATE
 from tests.harness import RunningBot, ask, bot_settings, lumen_bot, running_bot
-from tests.test_bot_buttons import keyboard
+from tests.test_bot_buttons import keyboard, press
 
 GROUP = -1001
 MEMBER, OPERATOR = 88, 4242
@@ -27,16 +28,49 @@ async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncItera
         yield running
 
 
-async def test_start_and_help_explain_every_command(bot: RunningBot, bot_api: FakeBotApi) -> None:
-    for command in ("/start", "/help"):
-        reply = await ask(bot_api, command)
-        for name in ("/subscribe", "/unsubscribe", "/list", "/feeds", "/categories", "/filter"):
-            assert name in reply
-        assert "<code>/filter lumen-blog Blog, -Community, -Press Release</code>" in reply
+async def test_help_explains_every_command(bot: RunningBot, bot_api: FakeBotApi) -> None:
+    reply = await ask(bot_api, "/help")
+    for name in ("/subscribe", "/unsubscribe", "/list", "/feeds", "/categories", "/filter"):
+        assert name in reply
+    assert "<code>/filter lumen-blog Blog, -Community, -Press Release</code>" in reply
     menus = {c.params.get("language_code"): c for c in bot_api.calls_to("setMyCommands")}
     menu = menus[None]  # the default menu, in English
     assert {c["command"] for c in menu.params["commands"]} >= {"start", "subscribe", "filter"}
     assert {"description": "what this bot does", "command": "start"} in menu.params["commands"]
+
+
+async def test_start_fits_one_screen_with_a_button_per_feed(
+    bot: RunningBot, bot_api: FakeBotApi
+) -> None:
+    reply = await ask(bot_api, "/start")
+    assert telegram_length(reply) < 600
+    assert reply.startswith("<b>Feedwatch</b> tells this chat")
+    assert "/help for every command." in reply
+    (row,) = keyboard(bot_api, PRIVATE)
+    assert row[0]["text"] == "＋ Lumen Blog"
+    answer = await press(bot_api, row[0]["callback_data"], chat_id=PRIVATE)
+    assert "text" not in answer  # no alert: the reply is a message
+    replies = await bot_api.wait_replies(PRIVATE, 2)
+    assert replies[1].startswith("Subscribed to <b>Lumen Blog</b>")
+    with Session(bot.engine) as session:
+        assert session.exec(select(Subscription.chat_id)).all() == [PRIVATE]
+    assert "expired" in (await press(bot_api, "sub:999", chat_id=PRIVATE))["text"]
+
+
+async def test_start_without_feeds_and_with_many(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600)
+    async with running_bot(settings) as running:
+        empty = await ask(bot_api, "/start")
+        assert "the bot's operator adds them with /addfeed URL" in empty
+        for n in range(10):
+            url = feeds.serve(f"/f{n}/", blog.rss((blog.PUNE,), title=f"Feed {n}"))
+            await running.services.catalog.add_feed(url, slug=f"f{n}", trusted=True)
+        many = await ask(bot_api, "/start")
+        assert "(the first few of 10; /feeds lists them all)" in many
+        assert telegram_length(many) < 600
+        assert len(keyboard(bot_api, PRIVATE)) == 8
 
 
 async def test_deep_links_subscribe_in_one_tap(bot: RunningBot, bot_api: FakeBotApi) -> None:

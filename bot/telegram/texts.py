@@ -63,6 +63,14 @@ USAGE = {
     "removefeed": N_("/removefeed SLUG"),
 }
 
+START = N_(
+    "<b>Feedwatch</b> tells this chat when the blogs it watches publish a new post or really "
+    "edit one."
+)
+START_PICK = N_("Tap a feed to subscribe:")
+START_MORE = N_("(the first few of {count}; /feeds lists them all)")
+START_EMPTY = N_("No feeds are watched yet: the bot's operator adds them with /addfeed URL.")
+START_HELP = N_("/help for every command.")
 ADMINS_ONLY = N_("Only this group's administrators can change its subscriptions and filters.")
 OPERATORS_ONLY = N_("Only the bot's operators can add or remove feeds.")
 

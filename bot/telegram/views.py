@@ -1,5 +1,6 @@
 """What the bot shows besides plain replies: the /list view, the inline keyboards, and the one
-codec for button data (`unsub:ID`, `edits:ID`, `preview:ID`, `backlog:ID:N`, `lang:CODE`).
+codec for button data (`unsub:ID`, `edits:ID`, `preview:ID`, `backlog:ID:N`, `lang:CODE`,
+`sub:ID`).
 
 Button data comes back from the client and can be forged (`"²"` passes `str.isdigit`; an id
 above 2^63 overflows a database integer), so it is parsed strictly against one pattern and
@@ -26,7 +27,7 @@ BACKLOG = 3  # the most posts the "Also the latest" button sends
 
 _ID = r"([1-9][0-9]{0,17})"  # at most 18 digits: always below 2^63
 _PATTERN = re.compile(
-    rf"(?:(unsub|edits|preview):{_ID}|backlog:{_ID}:([0-9])|lang:([a-z]{{2}}))", re.ASCII
+    rf"(?:(unsub|edits|preview|sub):{_ID}|backlog:{_ID}:([0-9])|lang:([a-z]{{2}}))", re.ASCII
 )
 # What `CallbackQueryHandler(pattern=…)` routes on: the action word; `decode` does the rest.
 ROUTES = {
@@ -34,12 +35,13 @@ ROUTES = {
     "unsub": r"^unsub:",
     "toggle": r"^(edits|preview):",
     "lang": r"^lang:",
+    "sub": r"^sub:",
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    action: str  # unsub | edits | preview | backlog | lang
+    action: str  # unsub | edits | preview | backlog | lang | sub
     feed_id: int = 0
     count: int = 0
     language: str = ""
@@ -67,6 +69,30 @@ def decode(data: str | None) -> Button | None:
 
 
 # --- keyboards ---------------------------------------------------------------------------------
+
+
+START_FEEDS = 8  # feed buttons under /start; /feeds lists them all
+
+
+def feed_keyboard(feeds: list[FeedView]) -> InlineKeyboardMarkup | None:
+    """One Subscribe button per watched feed (its title), for /start."""
+    if not feeds:
+        return None
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    f"＋ {_short(feed.title or feed.slug)}",
+                    callback_data=encode(Button("sub", feed.id)),
+                )
+            ]
+            for feed in feeds[:START_FEEDS]
+        ]
+    )
+
+
+def _short(title: str, limit: int = 40) -> str:
+    return title if len(title) <= limit else title[: limit - 1] + "…"
 
 
 def backlog_keyboard(feed_id: int, tr: Translator) -> InlineKeyboardMarkup:

@@ -2,7 +2,8 @@
 table below; `app.py` wires whatever is listed here.
 
 - `start`: /start (and its deep links), /help, /feeds
-- `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ buttons)
+- `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ and
+  /start's feed buttons)
 - `settings`: /filter, /keywords, /edits, /preview, /silent, /pause, /resume, /timezone
   (+ switches)
 - `digests`: /digest
@@ -61,5 +62,6 @@ BUTTONS: list[tuple[str, Handler]] = [
     (ROUTES["unsub"], subscriptions.on_unsub),
     (ROUTES["toggle"], settings.on_toggle),
     (ROUTES["lang"], language.on_language_button),
+    (ROUTES["sub"], subscriptions.on_subscribe_button),
 ]
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

@@ -9,6 +9,7 @@ from bot.db import store
 from bot.telegram import texts
 from bot.telegram.commands import subscriptions
 from bot.telegram.context import Context, esc
+from bot.telegram.views import START_FEEDS, feed_keyboard
 
 
 async def cmd_help(update: Update, context: Context) -> None:
@@ -19,11 +20,25 @@ async def cmd_help(update: Update, context: Context) -> None:
 
 async def cmd_start(update: Update, context: Context) -> None:
     """/start, or /start FEED from a deep link (`t.me/<bot>?start=FEED`, `?startgroup=FEED`):
-    one tap subscribes the chat, exactly as /subscribe FEED would."""
+    one tap subscribes the chat, exactly as /subscribe FEED would. Alone: what the bot does in
+    one line, a Subscribe button per watched feed, and where the reference is (/help); it fits
+    on one phone screen."""
     if context.args_text:
         await subscriptions.cmd_subscribe(update, context)
         return
-    await cmd_help(update, context)
+    await context.remember_chat()
+    _ = (await context.tr()).gettext
+    rows = await context.svc.read(store.list_feeds)
+    feeds = [row.feed for row in rows]
+    lines = [_(texts.START)]
+    if feeds:
+        lines.append(_(texts.START_PICK))
+        if len(feeds) > START_FEEDS:
+            lines.append(_(texts.START_MORE).format(count=len(feeds)))
+    else:
+        lines.append(_(texts.START_EMPTY))
+    lines.append(_(texts.START_HELP))
+    await context.reply("\n\n".join(lines), feed_keyboard(feeds))
 
 
 async def cmd_feeds(update: Update, context: Context) -> None:

@@ -17,6 +17,7 @@ from bot.core.paging import split_message
 from bot.core.render import TELEGRAM_LIMIT
 from bot.core.urls import shown_url
 from bot.db import store
+from bot.db.store import FeedView
 from bot.services.outbox import plan_backlog
 from bot.telegram import texts
 from bot.telegram.commands.common import find_feed
@@ -29,17 +30,22 @@ log = logging.getLogger(__name__)
 async def cmd_subscribe(update: Update, context: Context) -> None:
     """/subscribe [SLUG]"""
     message = update.effective_message
-    tr = await context.tr()
-    _ = tr.gettext
     if message is None or not await context.may_change():
         return
     feed = await find_feed(context, context.args_text, "subscribe")
     if feed is None:
         return
+    thread_id = message.message_thread_id if message.is_topic_message else None
+    await subscribe_to(context, feed, thread_id)
+
+
+async def subscribe_to(context: Context, feed: FeedView, thread_id: int | None) -> None:
+    """Subscribe the chat (a /subscribe, a deep link or a /start button) and say so."""
+    tr = await context.tr()
+    _ = tr.gettext
     await context.remember_chat()
     chat_id, feed_id = context.chat_id, feed.id
     limit = context.svc.settings.max_subscriptions_per_chat
-    thread_id = message.message_thread_id if message.is_topic_message else None
 
     def work(session: Session) -> str:
         if store.count_subscriptions(session, chat_id=chat_id) >= limit:
@@ -161,7 +167,7 @@ async def pressed(update: Update, context: Context) -> tuple[CallbackQuery, Butt
     if not await context.is_admin():
         await query.answer(tr.gettext(texts.ADMINS_ONLY), show_alert=True)
         return None
-    if button.action != "lang":
+    if button.action not in ("lang", "sub"):  # the others act on a current subscription
         chat_id, feed_id = context.chat_id, button.feed_id
         reader = await context.svc.read(
             lambda s: store.get_subscription(s, chat_id=chat_id, feed_id=feed_id)
@@ -175,6 +181,25 @@ async def pressed(update: Update, context: Context) -> tuple[CallbackQuery, Butt
 async def on_expired(update: Update, context: Context) -> None:
     """Any button no other route took (forged, or from an older version)."""
     await pressed(update, context)
+
+
+async def on_subscribe_button(update: Update, context: Context) -> None:
+    """A feed's button under /start."""
+    found = await pressed(update, context)
+    if found is None:
+        return
+    query, button = found
+    rows = await context.svc.read(store.list_feeds)
+    feed = next((row.feed for row in rows if row.feed.id == button.feed_id), None)
+    if feed is None:  # removed since /start
+        await query.answer((await context.tr()).gettext(texts.BUTTON_EXPIRED))
+        return
+    message = query.message
+    thread_id = None
+    if isinstance(message, Message) and message.is_topic_message:
+        thread_id = message.message_thread_id
+    await subscribe_to(context, feed, thread_id)
+    await query.answer()
 
 
 async def on_backlog(update: Update, context: Context) -> None:

@@ -138,7 +138,7 @@ async def test_webhook_mode_checks_the_secret_on_every_request(
             )
             assert right.status_code == 200
         replies = await bot_api.wait_replies(9, 1)
-        assert len(replies) == 1 and "/subscribe" in replies[0]
+        assert len(replies) == 1 and "/help for every command" in replies[0]
         assert not bot_api.calls_to("getUpdates")
     finally:
         process.send_signal(signal.SIGTERM)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.core.entries import NotAFeed
-from bot.core.model import StoredItem
+from bot.core.model import RawEntry, StoredItem
 from bot.core.parse import finish_feed, parse_feed, read_entry, read_feed
 from bot.core.text import FINGERPRINT_VERSION, fingerprint
 from bot.core.urls import safe_link
@@ -237,41 +237,23 @@ def test_full_text_and_the_summarys_hash_are_kept_apart() -> None:
 def test_raw_entries_default_to_full_text_without_an_excerpt() -> None:
     from bot.core.entries import raw_entry
 
-    entry = raw_entry(
-        key="k",
-        title="t",
-        link=None,
-        author=None,
-        published=None,
-        terms=(),
-        html="<p>x</p>",
-        position=0,
-    )
-    assert entry.full and entry.excerpt_hash is None
-    blank = raw_entry(
-        key="k",
-        title="t",
-        link=None,
-        author=None,
-        published=None,
-        terms=(),
-        html="<p>x</p>",
-        position=0,
-        summary="  ",
-    )
-    assert blank.excerpt_hash is None
-    same = raw_entry(
-        key="k",
-        title="t",
-        link=None,
-        author=None,
-        published=None,
-        terms=(),
-        html="<p>x</p>",
-        position=0,
-        summary="<p>x</p>",
-    )
-    assert same.excerpt_hash is None
+    def entry(**summary: str) -> RawEntry:
+        return raw_entry(
+            key="k",
+            title="t",
+            link=None,
+            author=None,
+            published=None,
+            terms=(),
+            html="<p>x</p>",
+            position=0,
+            **summary,
+        )
+
+    plain = entry()
+    assert plain.full and plain.excerpt_hash is None
+    assert entry(summary="  ").excerpt_hash is None
+    assert entry(summary="<p>x</p>").excerpt_hash is None
 
 
 def test_unchanged_html_and_title_keep_the_stored_fingerprint() -> None:

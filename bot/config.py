@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -51,16 +51,22 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     max_subscriptions_per_chat: int = Field(default=50, ge=1)
+    # Who may add a feed by sending its address (/subscribe URL): everyone, or operators only.
+    feed_adding: Literal["everyone", "operators"] = "everyone"
+    max_feeds_per_user: int = Field(default=20, ge=0)
+    max_feeds: int = Field(default=10_000, ge=1)
     # Flood guard: more new posts than this from one poll of one feed become one list per chat.
     max_new_per_poll: int = Field(default=10, ge=1)
     max_categories_per_filter: int = Field(default=50, ge=1)
     commands_per_minute: int = Field(default=30, ge=1)
     feed_alert_after_seconds: float = Field(default=86_400.0, ge=0)
 
-    @field_validator("log_level", mode="before")
+    @field_validator("log_level", "feed_adding", mode="before")
     @classmethod
-    def _upper(cls, value: object) -> object:
-        return value.upper() if isinstance(value, str) else value
+    def _case(cls, value: object, info: ValidationInfo) -> object:
+        if not isinstance(value, str):
+            return value
+        return value.upper() if info.field_name == "log_level" else value.lower()
 
     @field_validator("bot_admin_ids", mode="before")
     @classmethod

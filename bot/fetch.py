@@ -26,7 +26,13 @@ from bot import __version__
 from bot.clock import utcnow
 from bot.core.decide import FetchResult
 from bot.core.urls import url_problem
-from bot.netguard import ALLOWED_PORTS, GuardedBackend, Resolver, system_resolver
+from bot.netguard import (
+    ALLOWED_PORTS,
+    BlockedAddressError,
+    GuardedBackend,
+    Resolver,
+    system_resolver,
+)
 
 USER_AGENT = f"Feedwatch/{__version__} (+https://github.com/feedwatch/feedwatch; feed change bot)"
 MAX_REDIRECTS = 5
@@ -35,7 +41,12 @@ _REDIRECTS = {301, 302, 303, 307, 308}
 
 
 class FetchError(Exception):
-    """The feed could not be fetched; the message is one line fit for logs and `feed list`."""
+    """The feed could not be fetched; the message is one line fit for logs and `feed list`.
+    `blocked`: the SSRF guard refused the address (chats are told so, not why)."""
+
+    def __init__(self, message: str, *, blocked: bool = False) -> None:
+        super().__init__(message)
+        self.blocked = blocked
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +120,8 @@ class Fetcher:
         except TimeoutError:
             raise FetchError(f"timed out after {self.limits.total_timeout:g} s") from None
         except httpx.HTTPError as exc:
-            raise FetchError(describe_http_error(exc)) from None
+            blocked = isinstance(exc.__cause__, BlockedAddressError)
+            raise FetchError(describe_http_error(exc), blocked=blocked) from None
         except (httpx.InvalidURL, ValueError) as exc:
             raise FetchError(f"invalid URL: {exc}"[:300]) from None
 
@@ -155,7 +167,9 @@ def check_url(url: str, *, guarded: bool = False) -> None:
         return
     parts = urlsplit(url)
     if parts.username is not None or parts.password is not None:
-        raise FetchError("URLs with a user name or password are not accepted from chats")
+        raise FetchError(
+            "URLs with a user name or password are not accepted from chats", blocked=True
+        )
 
 
 async def read_capped(response: httpx.Response, limit: int) -> bytes:

@@ -32,7 +32,10 @@ async def test_help_explains_every_command(bot: RunningBot, bot_api: FakeBotApi)
     reply = await ask(bot_api, "/help")
     for name in ("/subscribe", "/unsubscribe", "/list", "/feeds", "/categories", "/filter"):
         assert name in reply
-    assert "<code>/filter lumen-blog Blog, -Community, -Press Release</code>" in reply
+    # Examples name this bot's own feed, and no developer word ("SLUG") reaches the chat.
+    assert "<code>/filter lumen Blog, -Community, -Press Release</code>" in reply
+    assert "lumen-blog" not in reply and "SLUG" not in reply
+    assert "<i>feed name</i>" in reply
     menus = {c.params.get("language_code"): c for c in bot_api.calls_to("setMyCommands")}
     menu = menus[None]  # the default menu, in English
     assert {c["command"] for c in menu.params["commands"]} >= {"start", "subscribe", "filter"}
@@ -63,7 +66,7 @@ async def test_start_without_feeds_and_with_many(
     settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600)
     async with running_bot(settings) as running:
         empty = await ask(bot_api, "/start")
-        assert "the bot's operator adds them with /addfeed URL" in empty
+        assert "Send a blog's address to follow it" in empty
         for n in range(10):
             url = feeds.serve(f"/f{n}/", blog.rss((blog.PUNE,), title=f"Feed {n}"))
             await running.services.catalog.add_feed(url, slug=f"f{n}", trusted=True)
@@ -110,9 +113,9 @@ async def test_wrong_or_missing_arguments_get_the_right_form(
     bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
 ) -> None:
     assert "no feed named <code>nope</code>" in await ask(bot_api, "/subscribe nope")
-    assert "Usage: /unsubscribe SLUG or /unsubscribe all" in await ask(bot_api, "/unsubscribe")
-    assert "Usage: /filter SLUG CATEGORY" in await ask(bot_api, "/filter")
-    assert "Usage: /filter SLUG CATEGORY" in await ask(bot_api, "/filter lumen")
+    assert "Usage: /unsubscribe <i>feed name</i> or /unsubscribe all" in await ask(bot_api, "/unsubscribe")
+    assert "Usage: /filter <i>feed name</i> CATEGORY" in await ask(bot_api, "/filter")
+    assert "Usage: /filter <i>feed name</i> CATEGORY" in await ask(bot_api, "/filter lumen")
     assert "no feed named" in await ask(bot_api, "/categories <b>x</b>")
     assert "not subscribed" in await ask(bot_api, "/filter lumen Blog")
     await ask(bot_api, "/subscribe lumen")
@@ -178,7 +181,7 @@ async def test_operators_add_and_remove_feeds(
     assert "Only the bot's operators" in await ask(bot_api, f"/addfeed {other}")
     assert "Only the bot's operators" in await ask(bot_api, "/removefeed lumen")
     op = OPERATOR
-    assert "Usage: /addfeed URL [SLUG]" in await ask(bot_api, "/addfeed", chat_id=op)
+    assert "Usage: /addfeed URL [<i>feed name</i>]" in await ask(bot_api, "/addfeed", chat_id=op)
     # A loopback URL from a chat is refused (SSRF) unless ALLOW_PRIVATE_FEED_URLS is set.
     refused = await ask(bot_api, f"/addfeed {other} other", chat_id=op)
     assert "Could not add the feed" in refused and "non-public address (127.0.0.1)" in refused

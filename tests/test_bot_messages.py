@@ -100,7 +100,7 @@ async def test_a_silent_feed_arrives_without_a_sound_and_others_with_one(
 
 async def test_silent_needs_a_feed_and_on_or_off(bot: RunningBot, bot_api: FakeBotApi) -> None:
     reply = await ask(bot_api, "/silent lumen loudly", QUIET)
-    assert "/silent SLUG on|off" in reply
+    assert "/silent <i>feed name</i> on|off" in reply
 
 
 async def test_a_digest_lists_a_post_and_its_edit_of_the_same_period_once(

@@ -44,7 +44,7 @@ async def test_edits_off_means_new_posts_only(
     assert (
         await ask(bot_api, "/edits lumen off") == "Edit notifications for <b>Lumen Blog</b>: off."
     )
-    assert "Usage: /edits SLUG on|off" in await ask(bot_api, "/edits lumen maybe")
+    assert "Usage: /edits <i>feed name</i> on|off" in await ask(bot_api, "/edits lumen maybe")
     feeds.serve("/feed/", blog.rss(blog.edited_posts()))
     await cycle(bot, bot_api)
     assert all(not t.startswith("Updated") for t in titles(bot_api, CHAT))
@@ -74,7 +74,7 @@ async def test_preview_modes_per_subscription(
     (update,) = [s for s in bot_api.sent if s.chat_id == CHAT and s.text.startswith("<b>Upd")]
     assert update.params["link_preview_options"] == {"is_disabled": True}  # it has an image
     assert "link" in await ask(bot_api, "/preview lumen on")  # what `on` meant before images
-    assert "/preview SLUG image|link|off" in await ask(bot_api, "/preview lumen large")
+    assert "/preview <i>feed name</i> image|link|off" in await ask(bot_api, "/preview lumen large")
 
 
 async def test_pause_and_resume(bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer) -> None:

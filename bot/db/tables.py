@@ -61,6 +61,10 @@ class Feed(SQLModel, table=True):
     failing_since: datetime | None = None
     alert: str | None = Field(default=None, max_length=16)
     baseline_done: bool = False
+    # The user who added it from a chat (MAX_FEEDS_PER_USER); None: an operator or the CLI.
+    added_by: int | None = Field(
+        default=None, sa_column=Column(BigInteger, nullable=True, index=True)
+    )
     created_at: datetime = Field(default_factory=utcnow)
     last_checked_at: datetime | None = None
     next_check_at: datetime = Field(default_factory=utcnow, index=True)
@@ -126,6 +130,8 @@ class Chat(SQLModel, table=True):
     paused: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
     language: str | None = Field(default=None, max_length=8, description="None: not chosen yet")
+    # A private chat managing a channel (/channel): its commands apply to that channel.
+    managing: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     lease_until: datetime | None = Field(default=None, description="a worker is delivering here")
     lease_owner: str | None = Field(default=None, max_length=128)

@@ -25,11 +25,28 @@ SLUG_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 
 class FeedAddError(Exception):
-    """`feed add` / `/addfeed` failed; the message is one line for the user."""
+    """Adding a feed failed. The message is one technical line (CLI, logs); `kind` is what a
+    chat is told, in its language: address, blocked, unreachable, not_feed, no_feed, watched,
+    slug, max_feeds, max_user."""
+
+    def __init__(self, message: str, kind: str = "unreachable") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class AlreadyWatched(FeedAddError):
     """The URL (or where it redirects) is watched already."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "watched")
+
+
+@dataclass(frozen=True, slots=True)
+class AddLimits:
+    """MAX_FEEDS for everyone; MAX_FEEDS_PER_USER for `user` (None: an operator, no cap)."""
+
+    max_feeds: int
+    per_user: int | None = None
 
 
 @dataclass
@@ -45,12 +62,35 @@ class Catalog:
     def __init__(self, poller: Poller) -> None:
         self.poller = poller
 
-    async def add_feed(self, url: str, *, slug: str | None = None, trusted: bool) -> PollOutcome:
+    async def add_feed(
+        self,
+        url: str,
+        *,
+        slug: str | None = None,
+        trusted: bool,
+        added_by: int | None = None,
+        limits: AddLimits | None = None,
+    ) -> PollOutcome:
         """Fetch once and store the baseline; nothing is stored when that fails."""
         if slug is not None and not SLUG_PATTERN.fullmatch(slug):
-            raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes")
-        url, result, raw = await self._fetch_candidate(url, trusted=trusted)
-        return await asyncio.to_thread(self._add, url, slug, trusted, result, raw)
+            raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes", "slug")
+        url, result, raw = await self.fetch_feed(url, trusted=trusted)
+        return await self.add_fetched(url, result, raw, slug=slug, added_by=added_by, limits=limits)
+
+    async def add_fetched(
+        self,
+        url: str,
+        result: FetchResult,
+        raw: RawFeed,
+        *,
+        slug: str | None = None,
+        added_by: int | None = None,
+        limits: AddLimits | None = None,
+    ) -> PollOutcome:
+        """Store a feed already fetched (discovery fetched it to know it is one)."""
+        trusted = added_by is None
+        adder = Adder(url, slug, trusted, added_by, limits)
+        return await asyncio.to_thread(self._add, adder, result, raw)
 
     async def import_feeds(
         self,
@@ -75,7 +115,7 @@ class Catalog:
 
     async def move_feed(self, slug: str, url: str) -> None:
         """A new address for a feed: items, subscriptions and filters stay; validators reset."""
-        url, result, _ = await self._fetch_candidate(url, trusted=True)
+        url, result, _ = await self.fetch_feed(url, trusted=True)
         target, now = result.moved_to or url, self.poller.clock()
 
         def move() -> None:
@@ -85,44 +125,81 @@ class Catalog:
 
         await asyncio.to_thread(move)
 
-    async def _fetch_candidate(
-        self, url: str, *, trusted: bool
-    ) -> tuple[str, FetchResult, RawFeed]:
-        """A URL someone wants watched: http(s), answers 200, and the body is a feed."""
+    async def fetch_page(self, url: str, *, trusted: bool) -> FetchResult:
+        """GET a URL someone sent: http(s) and answering 200 (a feed or a web page)."""
         url = url.strip()
         shown = shown_url(url, operator=True)  # errors never repeat a password
         if url_problem(url) is not None:
-            raise FeedAddError(f"not an http(s) URL: {shown[:200]!r}")
+            raise FeedAddError(f"not an http(s) URL: {shown[:200]!r}", "address")
         try:
             result = await self.poller.fetcher.fetch(url, trusted=trusted)
         except FetchError as exc:
-            raise FeedAddError(f"cannot fetch {shown}: {exc}") from None
+            kind = "blocked" if exc.blocked else "unreachable"
+            raise FeedAddError(f"cannot fetch {shown}: {exc}", kind) from None
         if result.status != 200:
             raise FeedAddError(f"cannot fetch {shown}: HTTP {result.status}")
+        return result
+
+    async def fetch_feed(self, url: str, *, trusted: bool) -> tuple[str, FetchResult, RawFeed]:
+        """A URL someone wants watched: http(s), answers 200, and the body is a feed."""
+        result = await self.fetch_page(url, trusted=trusted)
         try:
             raw = await asyncio.to_thread(read_feed, result.body, result.headers)
         except NotAFeed as exc:
-            raise FeedAddError(f"{shown} is {exc}") from None
-        return url, result, raw
+            shown = shown_url(url, operator=True)
+            raise FeedAddError(f"{shown} is {exc}", "not_feed") from None
+        return url.strip(), result, raw
 
-    def _add(
-        self, url: str, slug: str | None, trusted: bool, result: FetchResult, raw: RawFeed
-    ) -> PollOutcome:
+    def _add(self, adder: Adder, result: FetchResult, raw: RawFeed) -> PollOutcome:
+        url, slug = adder.url, adder.slug
         with transaction(self.poller.engine) as session:
             final_url = result.moved_to or url
             if store.get_feed_by_url(session, url=final_url) or store.get_feed_by_url(
                 session, url=url
             ):
                 raise AlreadyWatched(f"{shown_url(url, operator=True)} is already watched")
+            check_limits(session, adder)
             if slug is None:
-                slug = unique_slug(session, raw.title or parts_host(final_url))
+                slug = unique_slug(session, raw.title or "", parts_host(final_url))
             elif store.get_feed(session, slug=slug) is not None:
-                raise FeedAddError(f"the slug {slug!r} is taken")
+                raise FeedAddError(f"the slug {slug!r} is taken", "slug")
             feed = store.add_feed(
-                session, slug=slug, url=final_url, title=raw.title or slug, trusted=trusted
+                session,
+                slug=slug,
+                url=final_url,
+                title=raw.title or slug,
+                trusted=adder.trusted,
+                added_by=adder.added_by,
             )
             (state,) = store.feed_snapshots(session, feed_id=feed.id)
             return self.poller.apply(session, state, result, raw)
+
+
+@dataclass(frozen=True, slots=True)
+class Adder:
+    """Who adds which URL under which name, within which limits."""
+
+    url: str
+    slug: str | None
+    trusted: bool
+    added_by: int | None
+    limits: AddLimits | None
+
+
+def check_limits(session: Session, adder: Adder) -> None:
+    """Refuse past MAX_FEEDS or the user's MAX_FEEDS_PER_USER (inside the adding
+    transaction, so two chats adding at once cannot both pass)."""
+    limits = adder.limits
+    if limits is None:
+        return
+    if store.count_feeds(session) >= limits.max_feeds:
+        raise FeedAddError(
+            f"the bot watches {limits.max_feeds} feeds, the most allowed", "max_feeds"
+        )
+    if limits.per_user is not None and adder.added_by is not None:
+        mine = store.count_feeds(session, added_by=adder.added_by)
+        if mine >= limits.per_user:
+            raise FeedAddError(f"user added {mine} feeds, the most allowed", "max_user")
 
 
 def parts_host(url: str) -> str:
@@ -134,8 +211,12 @@ def slugify(text: str) -> str:
     return slug[:32].strip("-") or "feed"
 
 
-def unique_slug(session: Session, text: str) -> str:
-    base = slugify(text)
+def unique_slug(session: Session, title: str, host: str = "feed") -> str:
+    """A feed name from its title; from its host when the title has no Latin letters or digits
+    (a Chinese blog's title), as `www.` prefixes add nothing."""
+    base = slugify(title) if re.search(r"[A-Za-z0-9]", title) else "feed"
+    if base == "feed":
+        base = slugify(host.removeprefix("www."))
     candidate, n = base, 2
     while store.get_feed(session, slug=candidate) is not None:
         candidate, n = f"{base}-{n}", n + 1

@@ -33,8 +33,8 @@ from bot.services.delivery import Deliverer
 from bot.services.polling import Poller
 from bot.telegram import commands, texts
 from bot.telegram.budget import SharedRateLimiter, buckets_for
-from bot.telegram.commands import membership, operators
-from bot.telegram.context import Context, throttle
+from bot.telegram.commands import adding, channels, membership, operators
+from bot.telegram.context import Context, load_managed, throttle
 from bot.telegram.guard import ChatOrderedProcessor, Guard
 from bot.telegram.loops import start_background
 from bot.telegram.services import KEY, Services
@@ -97,10 +97,11 @@ def build_application(
 
 
 def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Every route in one place: the throttle first, then commands (operator ones only for
-    operators), buttons by pattern, membership changes, files, errors."""
+    """Every route in one place: the throttle first, the managed channel next, then commands
+    (operator ones only for operators), buttons by pattern, membership changes, files, errors."""
     svc: Services = application.bot_data[KEY]
-    application.add_handler(TypeHandler(Update, throttle), group=-1)
+    application.add_handler(TypeHandler(Update, throttle), group=-2)
+    application.add_handler(TypeHandler(Update, load_managed), group=-1)
     for name, callback in commands.CHAT_COMMANDS.items():
         application.add_handler(CommandHandler(name, callback))
     operators_only = filters.User(user_id=svc.settings.bot_admin_ids)
@@ -114,6 +115,13 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
         ChatMemberHandler(membership.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER)
     )
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate))
+    private = filters.ChatType.PRIVATE
+    application.add_handler(
+        MessageHandler(filters.StatusUpdate.CHAT_SHARED & private, channels.on_chat_shared)
+    )
+    application.add_handler(
+        MessageHandler(filters.TEXT & ~filters.COMMAND & private, adding.on_pasted_address)
+    )
     application.add_handler(
         MessageHandler(filters.Document.ALL & filters.ChatType.PRIVATE, operators.on_document)
     )

@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from telegram import Message
+from telegram import InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
@@ -44,25 +44,34 @@ class Progress:
         )
         self._edited_at = time.monotonic()
 
-    async def finish(self, text: str) -> None:
-        """The result: it replaces the progress message, or is the reply if none was shown."""
+    async def finish(self, text: str, keyboard: InlineKeyboardMarkup | None = None) -> None:
+        """The result: it replaces the progress message, or is the reply if none was shown
+        (the keyboard under its last part)."""
         parts = split_message(text)
+        if self.shown is not None and len(parts) == 1:
+            await self._edit(parts[0], keyboard)
+            return
         if self.shown is not None:
             await self._edit(parts[0])
             parts = parts[1:]
-        for part in parts:
-            await self.origin.reply_text(part, parse_mode=ParseMode.HTML, do_quote=False)
+        for number, part in enumerate(parts, start=1):
+            markup = keyboard if number == len(parts) else None
+            await self.origin.reply_text(
+                part, parse_mode=ParseMode.HTML, reply_markup=markup, do_quote=False
+            )
 
-    async def _edit(self, text: str) -> None:
+    async def _edit(self, text: str, keyboard: InlineKeyboardMarkup | None = None) -> None:
         assert self.shown is not None
         self._edited_at = time.monotonic()
         try:
-            await self.shown.edit_text(text, parse_mode=ParseMode.HTML)
+            await self.shown.edit_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
         except BadRequest as exc:  # "message is not modified": nothing to do
             log.debug("progress edit skipped: %s", exc)
 
 
-Work = Callable[[Progress], Awaitable[str]]
+# The answer: a text, or a text with buttons under it.
+Answer = str | tuple[str, InlineKeyboardMarkup | None]
+Work = Callable[[Progress], Awaitable[Answer]]
 
 
 def start(
@@ -78,11 +87,12 @@ def start(
             if not done:
                 await progress.show()
             try:
-                text = await task
+                answer = await task
             except Exception:
                 log.exception("background work for chat %s failed", origin.chat_id)
-                text = failed
-            await progress.finish(text)
+                answer = failed
+            text, keyboard = (answer, None) if isinstance(answer, str) else answer
+            await progress.finish(text, keyboard)
         except asyncio.CancelledError:
             task.cancel()
             raise

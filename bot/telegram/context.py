@@ -11,8 +11,15 @@ import html
 import logging
 from typing import Any
 
-from telegram import InlineKeyboardMarkup, Update
-from telegram.constants import ChatMemberStatus, ChatType, ParseMode
+from sqlmodel import Session
+from telegram import (
+    ForceReply,
+    InlineKeyboardMarkup,
+    ReplyKeyboardMarkup,
+    ReplyKeyboardRemove,
+    Update,
+)
+from telegram.constants import ChatType, ParseMode
 from telegram.ext import Application, ApplicationHandlerStop, CallbackContext, ExtBot
 
 from bot.core.lang import Translator
@@ -21,9 +28,11 @@ from bot.db import store
 from bot.i18n import from_client, translator
 from bot.telegram import texts
 from bot.telegram.guard import Verdict
+from bot.telegram.rights import channel_problem, group_admin
 from bot.telegram.services import KEY, Services
 
 log = logging.getLogger(__name__)
+ReplyMarkup = InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply
 
 
 def esc(value: object) -> str:
@@ -42,6 +51,8 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
         super().__init__(application, chat_id=chat_id, user_id=user_id)
         self.event: Update | None = None
         self._tr: Translator | None = None
+        # The channel this private chat manages (/channel): (id, title), set by `load_managed`.
+        self.channel: tuple[int, str] | None = None
 
     @classmethod
     def from_update(
@@ -60,6 +71,9 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
 
     @property
     def chat_id(self) -> int:
+        """The chat commands act on: this one, or the channel it manages."""
+        if self.channel is not None:
+            return self.channel[0]
         chat = self.event.effective_chat if self.event else None
         return chat.id if chat is not None else 0
 
@@ -81,8 +95,9 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
             chat = self.event.effective_chat if self.event else None
             language = None
             if chat is not None:
+                chat_id = self.chat_id
                 known, language = await self.svc.read(
-                    lambda s: store.chat_language(s, chat_id=chat.id)
+                    lambda s: store.chat_language(s, chat_id=chat_id)
                 )
                 if known and language is None:  # a chat from before languages
                     await self.remember_chat()
@@ -94,11 +109,14 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
         chat = self.event.effective_chat if self.event else None
         if chat is None:
             return
+        chat_id, type_ = chat.id, chat.type
         title = chat.title or chat.full_name or chat.username or ""
+        if self.channel is not None:
+            (chat_id, title), type_ = self.channel, ChatType.CHANNEL
         spoken, fixed = chosen or self.client_language, chosen is not None
         await self.svc.write(
             lambda s: store.upsert_chat(
-                s, chat_id=chat.id, type_=chat.type, title=title, language=spoken, chosen=fixed
+                s, chat_id=chat_id, type_=type_, title=title, language=spoken, chosen=fixed
             )
         )
         if chosen is not None:
@@ -110,51 +128,54 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
         return user is not None and user.id in self.svc.settings.bot_admin_ids
 
     async def is_admin(self) -> bool:
-        """Private chats are their own admin; in groups ask Telegram (anonymous admins count).
-
-        A button press is judged by who pressed it: the message under it is the bot's own. The
-        answer is cached briefly, so a burst of commands costs one `getChatMember`.
-        """
+        """Private chats are their own admin; groups and managed channels ask Telegram
+        (`rights`). A button press is judged by who pressed it, not by the bot's message."""
         update = self.event
         if update is None or update.effective_chat is None:
             return False
         chat, message, user = update.effective_chat, update.effective_message, update.effective_user
-        if chat.type == ChatType.PRIVATE:
+        if chat.type == ChatType.PRIVATE and self.channel is None:
             return True
         pressed = update.callback_query is not None
         if not pressed and message is not None and message.sender_chat is not None:
             return message.sender_chat.id == chat.id
         if user is None:
             return False
-        cache = self.svc.guard.admins
-        known = cache.get((chat.id, user.id))
-        if known is not None:
-            return bool(known)
-        member = await self.bot.get_chat_member(chat.id, user.id)
-        admin = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
-        cache.put((chat.id, user.id), admin)
-        return admin
+        if self.channel is not None:
+            return await channel_problem(self.bot, self.channel[0], user.id) is None
+        return await group_admin(self.bot, self.svc.guard.admins, chat.id, user.id)
 
     async def may_change(self) -> bool:
         """Admins pass; anyone else is told once per window, then ignored (no reply per
-        command)."""
-        if await self.is_admin():
-            return True
+        command). A managed channel is checked afresh and the reply says what is missing."""
         update = self.event
         chat = update.effective_chat if update else None
         user = update.effective_user if update else None
+        if self.channel is not None and user is not None:
+            problem = await channel_problem(self.bot, self.channel[0], user.id)
+            if problem is not None:
+                text = (await self.tr()).gettext(problem)
+                await self.reply(text.format(title=esc(self.channel[1])))
+            return problem is None
+        if await self.is_admin():
+            return True
         key = (chat.id if chat else 0, user.id if user else 0)
         if self.svc.guard.refusals.first(key):
             await self.reply((await self.tr()).gettext(texts.ADMINS_ONLY))
         return False
 
-    async def reply(self, text: str, keyboard: InlineKeyboardMarkup | None = None) -> None:
-        """Answer in the chat, split into several messages when it outgrows Telegram's limit
-        (the keyboard goes under the last one)."""
+    def decorate(self, text: str) -> str:
+        """While a channel is managed, a reply starts with its name."""
+        if self.channel is None:
+            return text
+        return f"📢 <b>{esc(self.channel[1] or self.channel[0])}</b>\n{text}"
+
+    async def reply(self, text: str, keyboard: ReplyMarkup | None = None) -> None:
+        """Answer in the chat, split at Telegram's limit (the keyboard under the last part)."""
         message = self.event.effective_message if self.event else None
         if message is None:
             return
-        parts = split_message(text)
+        parts = split_message(self.decorate(text))
         for number, part in enumerate(parts, start=1):
             await message.reply_text(
                 part,
@@ -166,15 +187,33 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
     async def usage(self, command: str) -> str:
         """The wrong-argument reply: `Usage: ` and the command's usage line."""
         tr = await self.tr()
-        return tr.gettext("Usage: {usage}").format(usage=tr.gettext(texts.USAGE[command]))
+        line = texts.usage(tr, command, await example_feed(self))
+        return tr.gettext("Usage: {usage}").format(usage=line)
+
+
+async def example_feed(context: Context) -> str:
+    """A feed name for examples: one this chat follows, or one the bot watches."""
+    chat_id = context.chat_id
+
+    def pick(session: Session) -> str:
+        subs = store.chat_subscriptions(session, chat_id=chat_id)
+        if subs:
+            return subs[0][1].slug
+        feeds = store.list_feeds(session)
+        return feeds[0].feed.slug if feeds else "blog"
+
+    return await context.svc.read(pick)
 
 
 async def throttle(update: Update, context: Context) -> None:
-    """Runs before every handler (group -1): a user over the command rate gets one "slow
-    down", then silence until the window has room again."""
+    """Runs before every handler (group -2): a user over the command rate gets one "slow
+    down", then silence until the window has room again. A private chat's text counts too (a
+    pasted link makes the bot fetch)."""
     user = update.effective_user
     message = update.effective_message
-    is_command = message is not None and (message.text or "").startswith("/")
+    private = update.effective_chat is not None and update.effective_chat.type == ChatType.PRIVATE
+    text = (message.text or "") if message is not None else ""
+    is_command = text.startswith("/") or (private and bool(text))
     document = message is not None and message.document is not None
     if user is None or not (is_command or update.callback_query or document):
         return
@@ -192,3 +231,17 @@ async def throttle(update: Update, context: Context) -> None:
     elif update.callback_query is not None:
         await update.callback_query.answer()
     raise ApplicationHandlerStop
+
+
+async def load_managed(update: Update, context: Context) -> None:
+    """Runs before every handler (group -1): in a private chat that manages a channel, the
+    commands act on the channel (`context.chat_id`), except /channel itself."""
+    chat = update.effective_chat
+    if chat is None or chat.type != ChatType.PRIVATE:
+        return
+    message = update.effective_message
+    text = (message.text or "") if message is not None else ""
+    if text.split("@", 1)[0].split(maxsplit=1)[:1] == ["/channel"]:
+        return
+    chat_id = chat.id
+    context.channel = await context.svc.read(lambda s: store.managed_chat(s, chat_id=chat_id))

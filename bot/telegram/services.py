@@ -18,6 +18,7 @@ from bot.services.catalog import Catalog
 from bot.services.delivery import Deliverer
 from bot.services.polling import Poller
 from bot.telegram.guard import Guard
+from bot.telegram.offers import Offers
 
 T = TypeVar("T")
 KEY = "feedwatch"
@@ -33,7 +34,8 @@ class Services:
     clock: Clock = utcnow
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
-    jobs: set[asyncio.Task[None]] = field(default_factory=set)  # operator imports in progress
+    jobs: set[asyncio.Task[None]] = field(default_factory=set)  # fetches for chats in progress
+    offers: Offers = field(default_factory=Offers)  # feeds offered under buttons
 
     @property
     def catalog(self) -> Catalog:

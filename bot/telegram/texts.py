@@ -27,40 +27,52 @@ COMMANDS: list[tuple[str, str]] = [
     ("digest", N_("one summary per hour or day")),
     ("timezone", N_("this chat's time zone")),
     ("language", N_("this chat's language")),
+    ("channel", N_("manage a channel from here")),
 ]
 
 USAGE = {
-    "subscribe": N_("/subscribe SLUG — e.g. <code>/subscribe lumen-blog</code> (see /feeds)"),
-    "unsubscribe": N_("/unsubscribe SLUG or /unsubscribe all"),
-    "categories": N_("/categories SLUG — e.g. <code>/categories lumen-blog</code>"),
+    "subscribe": N_(
+        "/subscribe <i>feed name</i> or <i>address</i> — e.g. <code>/subscribe {feed}</code> "
+        "or <code>/subscribe https://example.org/blog/</code> (see /feeds)"
+    ),
+    "unsubscribe": N_("/unsubscribe <i>feed name</i> or /unsubscribe all"),
+    "categories": N_("/categories <i>feed name</i> — e.g. <code>/categories {feed}</code>"),
     "filter": N_(
-        "/filter SLUG CATEGORY[, CATEGORY…] — comma-separated, a leading - excludes; "
-        "e.g. <code>/filter lumen-blog Blog, -Community, -Press Release</code>; "
-        "<code>/filter SLUG off</code> clears it"
+        "/filter <i>feed name</i> CATEGORY[, CATEGORY…] — comma-separated, a leading - "
+        "excludes; e.g. <code>/filter {feed} Blog, -Community, -Press Release</code>; "
+        "<code>/filter {feed} off</code> clears it"
     ),
     "keywords": N_(
-        '/keywords SLUG WORD[, "TWO WORDS"…] — a leading - excludes; e.g. '
-        '<code>/keywords lumen-blog compiler, "open source", -webinar</code>; '
-        "<code>/keywords SLUG off</code> clears them"
+        '/keywords <i>feed name</i> WORD[, "TWO WORDS"…] — a leading - excludes; e.g. '
+        '<code>/keywords {feed} compiler, "open source", -webinar</code>; '
+        "<code>/keywords {feed} off</code> clears them"
     ),
-    "edits": N_("/edits SLUG on|off — e.g. <code>/edits lumen-blog off</code> for new posts only"),
+    "edits": N_(
+        "/edits <i>feed name</i> on|off — e.g. <code>/edits {feed} off</code> for new posts only"
+    ),
     "preview": N_(
-        "/preview SLUG image|link|off — the post's image above the text (the default), "
-        "Telegram's preview of its link, or none; e.g. <code>/preview lumen-blog link</code>"
+        "/preview <i>feed name</i> image|link|off — the post's image above the text (the "
+        "default), Telegram's preview of its link, or none; e.g. <code>/preview {feed} link</code>"
     ),
     "silent": N_(
-        "/silent SLUG on|off — e.g. <code>/silent lumen-blog on</code>: its messages arrive "
-        "without a notification sound"
+        "/silent <i>feed name</i> on|off — e.g. <code>/silent {feed} on</code>: its messages "
+        "arrive without a notification sound"
     ),
     "digest": N_(
-        "/digest SLUG hourly|daily HH:MM|off — e.g. <code>/digest lumen-blog daily 08:30</code>"
+        "/digest <i>feed name</i> hourly|daily HH:MM|off — e.g. "
+        "<code>/digest {feed} daily 08:30</code>"
     ),
     "timezone": N_("/timezone ZONE — e.g. <code>/timezone Europe/Berlin</code>"),
     "language": N_("/language en|zh|es — e.g. <code>/language es</code> (English, 中文, Español)"),
-    "addfeed": N_(
-        "/addfeed URL [SLUG] — e.g. <code>/addfeed https://example.org/feed/ example</code>"
+    "channel": N_(
+        "/channel @name — manage a channel from this chat (the bot must be its administrator); "
+        "<code>/channel off</code> comes back here"
     ),
-    "removefeed": N_("/removefeed SLUG"),
+    "addfeed": N_(
+        "/addfeed URL [<i>feed name</i>] — e.g. "
+        "<code>/addfeed https://example.org/feed/ example</code>"
+    ),
+    "removefeed": N_("/removefeed <i>feed name</i>"),
 }
 
 START = N_(
@@ -69,7 +81,10 @@ START = N_(
 )
 START_PICK = N_("Tap a feed to subscribe:")
 START_MORE = N_("(the first few of {count}; /feeds lists them all)")
-START_EMPTY = N_("No feeds are watched yet: the bot's operator adds them with /addfeed URL.")
+START_EMPTY = N_(
+    "No feeds are watched yet. Send a blog's address to follow it, e.g. "
+    "<code>/subscribe https://example.org/blog/</code>"
+)
 START_HELP = N_("/help for every command.")
 ADMINS_ONLY = N_("Only this group's administrators can change its subscriptions and filters.")
 OPERATORS_ONLY = N_("Only the bot's operators can add or remove feeds.")
@@ -80,6 +95,53 @@ NO_OPERATOR_YET = N_(
     "<code>{user_id}</code>: to make yourself the operator, set "
     "<code>BOT_ADMIN_IDS={user_id}</code> where the bot runs and restart it."
 )
+# Channels managed from a private chat (/channel).
+CHANNEL_PRIVATE_ONLY = N_(
+    "Send /channel in your private chat with the bot: channels are managed from there."
+)
+CHANNEL_HOW = N_(
+    "To send a channel's posts there, add this bot to the channel as an administrator with "
+    "the right to post messages, then tap <b>Choose a channel</b> below or send "
+    "<code>/channel @name</code>. Your commands here then apply to that channel; "
+    "<code>/channel off</code> comes back to this chat."
+)
+CHANNEL_NOW = N_("Commands here apply to the channel <b>{title}</b>.")
+CHANNEL_CHOOSE = N_("Choose a channel")
+CHANNEL_NOT_FOUND = N_(
+    "Telegram knows no channel {channel} that this bot can see. Check the name, and add the "
+    "bot to the channel as an administrator first."
+)
+NOT_A_CHANNEL = N_("<b>{title}</b> is not a channel. In a group, send the commands there.")
+CHANNEL_MANAGED = N_(
+    "Your commands here now apply to this channel: /subscribe, /list, /filter and the others "
+    "change what it gets. <code>/channel off</code> comes back to this chat."
+)
+CHANNEL_OFF = N_("Your commands apply to this private chat again.")
+
+# Subscribing by address (/subscribe URL, a pasted URL).
+LOOKING = N_("Looking for a feed at {url}…")
+FOUND_ONE = N_("Found the feed <b>{title}</b> at this address.")
+FOUND_SEVERAL = N_("This page links to {count} feeds. Which one?")
+SUBSCRIBE_BUTTON = N_("Subscribe")
+ADDING_CLOSED = N_(
+    "Only the bot's operators add new feeds here. Pick a watched one with /feeds, or ask an "
+    "operator to add this one."
+)
+NEW_FEED = N_("Now watching <b>{title}</b> under the feed name <code>{slug}</code>.")
+FEED_ERRORS = {
+    "address": N_("That is not a web address. Send one like https://example.org/blog/."),
+    "blocked": N_(
+        "That address leads to a private network, and this bot only reads public websites."
+    ),
+    "unreachable": N_("Could not load that address. Check it in a browser, or try again later."),
+    "not_feed": N_("This address is not a feed."),
+    "no_feed": N_("This address is not a feed, and the page links to none."),
+    "watched": N_("This feed is watched already: see /feeds."),
+    "slug": N_("That feed name is taken or not valid (1–64 lowercase letters, digits, dashes)."),
+    "max_feeds": N_("This bot watches {max_feeds} feeds, the most it allows. Ask its operator."),
+    "max_user": N_("You have added {max_user} feeds, the most one person may add."),
+}
+
 BUTTON_EXPIRED = N_("This button has expired. Use the command again.")
 SLOW_DOWN = N_("Slow down, please: too many commands in a minute. Try again shortly.")
 SOMETHING_WRONG = N_(
@@ -87,12 +149,18 @@ SOMETHING_WRONG = N_(
 )
 
 
-def help_text(tr: Translator) -> str:
-    """/help: what the bot does, then every command with an example, in the chat's language."""
+def usage(tr: Translator, name: str, feed: str = "blog") -> str:
+    """A command's usage line, its examples naming one of this bot's feeds."""
+    return tr.gettext(USAGE[name]).format(feed=feed)
+
+
+def help_text(tr: Translator, feed: str = "blog") -> str:
+    """/help: what the bot does, then every command with an example (`feed`: one of this
+    bot's real feeds), in the chat's language."""
     _ = tr.gettext
 
     def usage(name: str) -> str:
-        return _(USAGE[name])
+        return tr.gettext(USAGE[name]).format(feed=feed)
 
     lines = [
         _(
@@ -127,6 +195,8 @@ def help_text(tr: Translator) -> str:
             "time zone ({timezone})."
         ).format(digest=usage("digest"), timezone=usage("timezone")),
         _("{language} — the language of this chat's messages.").format(language=usage("language")),
+        _("{channel} — for a channel's posts.").format(channel=usage("channel")),
+        _("A link on its own sent here is offered as a feed to subscribe to."),
         "",
         _("In groups, only administrators can change subscriptions and filters."),
         _("Operators can also use {addfeed} and {removefeed}.").format(

@@ -1,6 +1,6 @@
 """What the bot shows besides plain replies: the /list view, the inline keyboards, and the one
 codec for button data (`unsub:ID`, `edits:ID`, `preview:ID`, `backlog:ID:N`, `lang:CODE`,
-`sub:ID`).
+`sub:ID`, `add:TOKEN:N` for the Nth feed of an offer).
 
 Button data comes back from the client and can be forged (`"²"` passes `str.isdigit`; an id
 above 2^63 overflows a database integer), so it is parsed strictly against one pattern and
@@ -27,7 +27,9 @@ BACKLOG = 3  # the most posts the "Also the latest" button sends
 
 _ID = r"([1-9][0-9]{0,17})"  # at most 18 digits: always below 2^63
 _PATTERN = re.compile(
-    rf"(?:(unsub|edits|preview|sub):{_ID}|backlog:{_ID}:([0-9])|lang:([a-z]{{2}}))", re.ASCII
+    rf"(?:(unsub|edits|preview|sub):{_ID}|backlog:{_ID}:([0-9])|lang:([a-z]{{2}})"
+    r"|add:([0-9a-f]{8}):([0-9]))",
+    re.ASCII,
 )
 # What `CallbackQueryHandler(pattern=…)` routes on: the action word; `decode` does the rest.
 ROUTES = {
@@ -36,15 +38,17 @@ ROUTES = {
     "toggle": r"^(edits|preview):",
     "lang": r"^lang:",
     "sub": r"^sub:",
+    "add": r"^add:",
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    action: str  # unsub | edits | preview | backlog | lang | sub
+    action: str  # unsub | edits | preview | backlog | lang | sub | add
     feed_id: int = 0
-    count: int = 0
+    count: int = 0  # backlog: how many posts; add: which of the offer's feeds
     language: str = ""
+    token: str = ""  # add: the offer
 
 
 def encode(button: Button) -> str:
@@ -52,6 +56,8 @@ def encode(button: Button) -> str:
         return f"lang:{button.language}"
     if button.action == "backlog":
         return f"backlog:{button.feed_id}:{button.count}"
+    if button.action == "add":
+        return f"add:{button.token}:{button.count}"
     return f"{button.action}:{button.feed_id}"
 
 
@@ -60,11 +66,13 @@ def decode(data: str | None) -> Button | None:
     match = _PATTERN.fullmatch(data or "")
     if match is None:
         return None
-    action, feed_id, backlog_id, count, language = match.groups()
+    action, feed_id, backlog_id, count, language, token, number = match.groups()
     if action is not None:
         return Button(action, feed_id=int(feed_id))
     if backlog_id is not None:
         return Button("backlog", feed_id=int(backlog_id), count=int(count))
+    if token is not None:
+        return Button("add", count=int(number), token=token)
     return Button("lang", language=language)
 
 
@@ -89,6 +97,22 @@ def feed_keyboard(feeds: list[FeedView]) -> InlineKeyboardMarkup | None:
             for feed in feeds[:START_FEEDS]
         ]
     )
+
+
+def offer_keyboard(
+    offer: list[tuple[str, int | None]], token: str, label: str
+) -> InlineKeyboardMarkup:
+    """One button per feed found at an address: a watched one subscribes (`sub:ID`), a new one
+    is added first (`add:TOKEN:N`). With one feed the button just says `label` (Subscribe)."""
+    rows = []
+    for number, (title, feed_id) in enumerate(offer[:9]):
+        text = label if len(offer) == 1 else f"＋ {_short(title or label)}"
+        if feed_id is not None:
+            data = encode(Button("sub", feed_id))
+        else:
+            data = encode(Button("add", count=number, token=token))
+        rows.append([InlineKeyboardButton(text, callback_data=data)])
+    return InlineKeyboardMarkup(rows)
 
 
 def _short(title: str, limit: int = 40) -> str:
@@ -131,7 +155,9 @@ def list_view(
     """The /list text and its keyboard: unsubscribe, edits and previews per feed."""
     _ = tr.gettext
     if not subs:
-        return _("This chat has no subscriptions. See /feeds, then /subscribe SLUG."), None
+        return _(
+            "This chat has no subscriptions. See /feeds, then /subscribe <i>feed name</i>."
+        ), None
     lines = [_("<b>Subscriptions</b>")]
     rows = []
     for reader, feed in subs:

@@ -22,6 +22,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.bot_api_chats import ChannelDirectory
 from tests.fakes.threaded import ThreadedApp
 
 TOKEN = "123456789:AAFakeTokenForTestsOnly_xyzXYZ0123456"
@@ -102,7 +103,7 @@ class Sent:
 
 
 @dataclass
-class FakeBotApi:
+class FakeBotApi(ChannelDirectory):
     token: str = TOKEN
     calls: list[Call] = field(default_factory=list)
     sent: list[Sent] = field(default_factory=list)
@@ -324,6 +325,9 @@ class FakeBotApi:
             target = (_int(reply.get("chat_id")) or chat_id, _int(reply.get("message_id")) or 0)
             if not self._exists(*target) and not reply.get("allow_sending_without_reply"):
                 return _error(400, "Bad Request: message to be replied not found")
+        refusal = self.channel_send_refusal(chat_id) if chat_id is not None else None
+        if method in _SENDS and refusal is not None:
+            return _error(*refusal)
         if method in _SENDS and chat_id is not None and chat_id < 0:
             wait = self._group_wait(chat_id)
             if wait:
@@ -403,12 +407,32 @@ class FakeBotApi:
         message_id = next(self._message_ids)
         with self.lock:
             self.sent.append(Sent(chat_id, text, params.get("parse_mode"), params, message_id))
-        chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
+        chat = self.chat_json(chat_id) or {
+            "id": chat_id,
+            "type": "private" if chat_id > 0 else "supergroup",
+        }
         if chat_id < 0:
-            chat["title"] = "Test group"
+            chat.setdefault("title", "Test group")
         else:
             chat["first_name"] = "Ada"
         return {"message_id": message_id, "date": int(time.time()), "chat": chat, "text": text}
+
+    async def _api_getchat(self, params: dict[str, Any]) -> Any:
+        found = self.get_chat(params.get("chat_id"))
+        if found is None:
+            return _error(400, "Bad Request: chat not found")
+        return {
+            **found,
+            "accent_color_id": 0,
+            "max_reaction_count": 11,
+            "accepted_gift_types": {
+                "unlimited_gifts": False,
+                "limited_gifts": False,
+                "unique_gifts": False,
+                "premium_subscription": False,
+                "gifts_from_channels": False,
+            },
+        }
 
     async def _api_editmessagetext(self, params: dict[str, Any]) -> Any:
         """Edits are recorded apart from `sent`; `shown()` gives a message's latest text."""
@@ -481,6 +505,9 @@ class FakeBotApi:
 
     async def _api_getchatmember(self, params: dict[str, Any]) -> Any:
         chat_id, user_id = _int(params.get("chat_id")), _int(params.get("user_id"))
+        in_channel = self.channel_member(chat_id or 0, user_id or 0)
+        if in_channel is not None:
+            return in_channel
         with self.lock:
             status = self.members.get((chat_id or 0, user_id or 0), "member")
         user = {"id": user_id, "is_bot": False, "first_name": "Ada"}

@@ -108,3 +108,21 @@ def set_timezone(session: Session, *, chat_id: int, zone: str) -> None:
 def chat_timezone(session: Session, *, chat_id: int) -> str:
     chat = session.get(Chat, chat_id)
     return chat.timezone if chat is not None else "UTC"
+
+
+def managed_chat(session: Session, *, chat_id: int) -> tuple[int, str] | None:
+    """The channel (id, title) this private chat manages with /channel, if any."""
+    chat = session.get(Chat, chat_id)
+    if chat is None or chat.managing is None:
+        return None
+    channel = session.get(Chat, chat.managing)
+    return (chat.managing, channel.title if channel is not None else "")
+
+
+def set_managing(session: Session, *, chat_id: int, channel_id: int | None) -> None:
+    """Point a private chat's commands at a channel (None: back at the chat itself)."""
+    chat = session.get(Chat, chat_id)
+    if chat is None:
+        chat = Chat(id=chat_id, type="private", title="")
+    chat.managing = channel_id
+    session.add(chat)

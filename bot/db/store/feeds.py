@@ -27,6 +27,7 @@ class FeedView:
     last_checked_at: datetime | None
     trusted: bool
     interval_seconds: int | None = None  # its own pace; None: the setting
+    added_by: int | None = None  # the user who added it from a chat
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +49,31 @@ def _view(feed: Feed) -> FeedView:
         last_checked_at=feed.last_checked_at,
         trusted=feed.trusted,
         interval_seconds=feed.interval_seconds,
+        added_by=feed.added_by,
     )
 
 
-def add_feed(session: Session, *, slug: str, url: str, title: str, trusted: bool) -> FeedView:
-    feed = Feed(slug=slug, url=url, title=title, trusted=trusted)
+def add_feed(
+    session: Session,
+    *,
+    slug: str,
+    url: str,
+    title: str,
+    trusted: bool,
+    added_by: int | None = None,
+) -> FeedView:
+    feed = Feed(slug=slug, url=url, title=title, trusted=trusted, added_by=added_by)
     session.add(feed)
     session.flush()
     return _view(feed)
+
+
+def count_feeds(session: Session, *, added_by: int | None = None) -> int:
+    """Every watched feed, or those one user added (the MAX_FEEDS limits)."""
+    query = select(func.count(col(Feed.id)))
+    if added_by is not None:
+        query = query.where(col(Feed.added_by) == added_by)
+    return int(session.exec(query).one())
 
 
 def get_feed(session: Session, *, slug: str) -> FeedView | None:

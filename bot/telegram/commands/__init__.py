@@ -4,6 +4,8 @@ table below; `app.py` wires whatever is listed here.
 - `start`: /start (and its deep links), /help, /feeds
 - `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ and
   /start's feed buttons)
+- `adding`: /subscribe URL, a pasted link, the buttons of the feeds found at an address
+- `channels`: /channel (a channel managed from a private chat) and Telegram's chat picker
 - `settings`: /filter, /keywords, /edits, /preview, /silent, /pause, /resume, /timezone
   (+ switches)
 - `digests`: /digest
@@ -20,6 +22,8 @@ from typing import Any
 from telegram import Update
 
 from bot.telegram.commands import (
+    adding,
+    channels,
     digests,
     language,
     operators,
@@ -51,6 +55,7 @@ CHAT_COMMANDS: dict[str, Handler] = {
     "timezone": settings.cmd_timezone,
     "digest": digests.cmd_digest,
     "language": language.cmd_language,
+    "channel": channels.cmd_channel,
 }
 OPERATOR_COMMANDS: dict[str, Handler] = {
     "addfeed": operators.cmd_addfeed,
@@ -63,5 +68,6 @@ BUTTONS: list[tuple[str, Handler]] = [
     (ROUTES["toggle"], settings.on_toggle),
     (ROUTES["lang"], language.on_language_button),
     (ROUTES["sub"], subscriptions.on_subscribe_button),
+    (ROUTES["add"], adding.on_add_button),
 ]
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

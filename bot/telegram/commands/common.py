@@ -1,17 +1,23 @@
-"""What several commands share: finding the feed a command names, and the start of every
-`/command SLUG REST` that changes a subscription."""
+"""What several commands share: finding the feed a command names, the start of every
+`/command FEED REST` that changes a subscription, subscribing, and checking a pressed button."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from sqlmodel import Session
+from telegram import CallbackQuery, InlineKeyboardMarkup, Update
 
 from bot.core.lang import Translator
 from bot.db import store
 from bot.db.store import FeedView
 from bot.telegram import texts
 from bot.telegram.context import Context, esc
-from bot.telegram.views import feed_names
+from bot.telegram.views import Button, backlog_keyboard, decode, feed_names
+
+log = logging.getLogger(__name__)
 
 
 async def find_feed(context: Context, slug: str, command: str) -> FeedView | None:
@@ -28,7 +34,7 @@ async def find_feed(context: Context, slug: str, command: str) -> FeedView | Non
             await context.reply(_("No feeds are watched yet."))
         else:
             text = _("Which feed? Usage: {usage}\nFeeds: {feeds}")
-            usage = _(texts.USAGE[command])
+            usage = texts.usage(tr, command, feeds[0].slug)
             await context.reply(text.format(usage=usage, feeds=feed_names(feeds, tr)))
         return None
     for feed in feeds:
@@ -70,3 +76,61 @@ def not_subscribed(feed: FeedView, tr: Translator) -> str:
         "This chat is not subscribed to <b>{title}</b>: <code>/subscribe {slug}</code> first."
     )
     return text.format(title=esc(feed.title), slug=esc(feed.slug))
+
+
+async def subscription_answer(
+    context: Context, feed: FeedView, thread_id: int | None
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """Subscribe the chat; the answer, with the backlog buttons when it is a new subscription."""
+    tr = await context.tr()
+    _ = tr.gettext
+    await context.remember_chat()
+    chat_id, feed_id = context.chat_id, feed.id
+    limit = context.svc.settings.max_subscriptions_per_chat
+
+    def work(session: Session) -> str:
+        if store.count_subscriptions(session, chat_id=chat_id) >= limit:
+            return "limit"
+        added = store.subscribe(session, chat_id=chat_id, feed_id=feed_id, thread_id=thread_id)
+        return "added" if added else "had"
+
+    result = await context.svc.write(work)
+    title, slug = esc(feed.title), esc(feed.slug)
+    if result == "limit":
+        text = _("This chat already has {limit} subscriptions, the most allowed.")
+        return text.format(limit=limit), None
+    if result == "had":
+        text = _("This chat is already subscribed to <b>{title}</b>.")
+        return text.format(title=title), None
+    text = _(
+        "Subscribed to <b>{title}</b>. New posts and real edits will appear here.\n"
+        "Narrow it down with <code>/filter {slug} CATEGORY</code> "
+        "(see <code>/categories {slug}</code>)."
+    )
+    return text.format(title=title, slug=slug), backlog_keyboard(feed_id, tr)
+
+
+async def pressed(update: Update, context: Context) -> tuple[CallbackQuery, Button] | None:
+    """The button, if it is one of ours, still current, and pressed by someone allowed; every
+    other press is answered here (expired, or admins only)."""
+    query = update.callback_query
+    if query is None or query.message is None:
+        return None
+    tr = await context.tr()
+    button = decode(query.data)
+    if button is None:
+        log.info("button with unknown data %r ignored", (query.data or "")[:70])
+        await query.answer(tr.gettext(texts.BUTTON_EXPIRED))
+        return None
+    if not await context.is_admin():
+        await query.answer(tr.gettext(texts.ADMINS_ONLY), show_alert=True)
+        return None
+    if button.action not in ("lang", "sub", "add"):  # the others act on a current subscription
+        chat_id, feed_id = context.chat_id, button.feed_id
+        reader = await context.svc.read(
+            lambda s: store.get_subscription(s, chat_id=chat_id, feed_id=feed_id)
+        )
+        if reader is None:  # unsubscribed since, or the feed is gone: the button is stale
+            await query.answer(tr.gettext(texts.BUTTON_EXPIRED))
+            return None
+    return query, button

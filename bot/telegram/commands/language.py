@@ -6,7 +6,8 @@ from telegram import Update
 
 from bot.i18n import LANGUAGES, parse_choice, translator
 from bot.telegram import texts
-from bot.telegram.commands.subscriptions import edit, pressed
+from bot.telegram.commands.common import pressed
+from bot.telegram.commands.subscriptions import edit
 from bot.telegram.context import Context
 from bot.telegram.views import language_keyboard
 

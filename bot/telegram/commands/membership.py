@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import logging
 
-from telegram import ChatMember, ChatMemberUpdated, Update
+from telegram import (
+    ChatMember,
+    ChatMemberAdministrator,
+    ChatMemberOwner,
+    ChatMemberUpdated,
+    Update,
+)
+from telegram.constants import ChatType
 
 from bot.db import store
 from bot.i18n import from_client, translator
@@ -16,14 +23,21 @@ log = logging.getLogger(__name__)
 
 
 async def on_my_chat_member(update: Update, context: Context) -> None:
-    """The bot was added, removed or blocked: (de)activate the chat's subscriptions."""
+    """The bot was added, removed or blocked (in a channel: lost the right to post):
+    (de)activate the chat's subscriptions."""
     change: ChatMemberUpdated | None = update.my_chat_member
     if change is None:
         return
-    gone = change.new_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED)
+    member = change.new_chat_member
+    gone = member.status in (ChatMember.LEFT, ChatMember.BANNED)
     chat = change.chat
+    if chat.type == ChatType.CHANNEL and not gone:  # a channel needs the right to post
+        gone = not (
+            isinstance(member, ChatMemberOwner)
+            or (isinstance(member, ChatMemberAdministrator) and bool(member.can_post_messages))
+        )
     if gone:
-        log.info("chat %s: bot removed or blocked; deactivating", chat.id)
+        log.info("chat %s: bot removed, blocked or unable to post; deactivating", chat.id)
         await context.svc.write(lambda s: store.set_chat_active(s, chat_id=chat.id, active=False))
         return
     title = chat.title or chat.full_name or ""  # whoever added the bot chooses the language

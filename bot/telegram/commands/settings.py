@@ -20,8 +20,8 @@ from bot.core.filters import (
 from bot.core.lang import N_
 from bot.core.model import CategoryFilter, KeywordFilter
 from bot.db import store
-from bot.telegram.commands.common import not_subscribed, setting_command
-from bot.telegram.commands.subscriptions import current_list, edit, pressed
+from bot.telegram.commands.common import not_subscribed, pressed, setting_command
+from bot.telegram.commands.subscriptions import current_list, edit
 from bot.telegram.context import Context, esc
 
 

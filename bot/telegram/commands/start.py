@@ -8,14 +8,14 @@ from bot.core.schedule import format_duration
 from bot.db import store
 from bot.telegram import texts
 from bot.telegram.commands import subscriptions
-from bot.telegram.context import Context, esc
+from bot.telegram.context import Context, esc, example_feed
 from bot.telegram.views import START_FEEDS, feed_keyboard
 
 
 async def cmd_help(update: Update, context: Context) -> None:
     """/help: what the bot does and every command with an example."""
     await context.remember_chat()
-    await context.reply(texts.help_text(await context.tr()))
+    await context.reply(texts.help_text(await context.tr(), await example_feed(context)))
 
 
 async def cmd_start(update: Update, context: Context) -> None:
@@ -57,5 +57,5 @@ async def cmd_feeds(update: Update, context: Context) -> None:
             pace = " · " + _("every {interval}").format(interval=every)
         line = f"<code>{esc(row.feed.slug)}</code> — {esc(row.feed.title)}{pace}{status}"
         lines.append(line)
-    lines.append("\n" + _("Subscribe with /subscribe SLUG"))
+    lines.append("\n" + _("Subscribe with /subscribe <i>feed name</i>"))
     await context.reply("\n".join(lines))

@@ -11,6 +11,7 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
+from bot.core.discover import looks_like_url
 from bot.core.model import FeedInfo
 from bot.core.opml import OpmlFeed, render_opml
 from bot.core.paging import split_message
@@ -20,54 +21,32 @@ from bot.db import store
 from bot.db.store import FeedView
 from bot.services.outbox import plan_backlog
 from bot.telegram import texts
-from bot.telegram.commands.common import find_feed
+from bot.telegram.commands import adding
+from bot.telegram.commands.common import find_feed, pressed, subscription_answer
 from bot.telegram.context import Context, esc
-from bot.telegram.views import BACKLOG, Button, backlog_keyboard, decode, list_view
+from bot.telegram.views import BACKLOG, list_view
 
 log = logging.getLogger(__name__)
 
 
 async def cmd_subscribe(update: Update, context: Context) -> None:
-    """/subscribe [SLUG]"""
+    """/subscribe [FEED | URL]: a watched feed by name, or any address (`adding`)."""
     message = update.effective_message
     if message is None or not await context.may_change():
+        return
+    thread_id = message.message_thread_id if message.is_topic_message else None
+    if looks_like_url(context.args_text):
+        await adding.subscribe_by_address(context, message, context.args_text, thread_id)
         return
     feed = await find_feed(context, context.args_text, "subscribe")
     if feed is None:
         return
-    thread_id = message.message_thread_id if message.is_topic_message else None
     await subscribe_to(context, feed, thread_id)
 
 
 async def subscribe_to(context: Context, feed: FeedView, thread_id: int | None) -> None:
     """Subscribe the chat (a /subscribe, a deep link or a /start button) and say so."""
-    tr = await context.tr()
-    _ = tr.gettext
-    await context.remember_chat()
-    chat_id, feed_id = context.chat_id, feed.id
-    limit = context.svc.settings.max_subscriptions_per_chat
-
-    def work(session: Session) -> str:
-        if store.count_subscriptions(session, chat_id=chat_id) >= limit:
-            return "limit"
-        added = store.subscribe(session, chat_id=chat_id, feed_id=feed_id, thread_id=thread_id)
-        return "added" if added else "had"
-
-    result = await context.svc.write(work)
-    title, slug = esc(feed.title), esc(feed.slug)
-    if result == "limit":
-        text = _("This chat already has {limit} subscriptions, the most allowed.")
-        await context.reply(text.format(limit=limit))
-    elif result == "had":
-        text = _("This chat is already subscribed to <b>{title}</b>.")
-        await context.reply(text.format(title=title))
-    else:
-        text = _(
-            "Subscribed to <b>{title}</b>. New posts and real edits will appear here.\n"
-            "Narrow it down with <code>/filter {slug} CATEGORY</code> "
-            "(see <code>/categories {slug}</code>)."
-        )
-        await context.reply(text.format(title=title, slug=slug), backlog_keyboard(feed_id, tr))
+    await context.reply(*await subscription_answer(context, feed, thread_id))
 
 
 async def cmd_unsubscribe(update: Update, context: Context) -> None:
@@ -150,32 +129,6 @@ async def cmd_export(update: Update, context: Context) -> None:
 
 
 # --- buttons -----------------------------------------------------------------------------------
-
-
-async def pressed(update: Update, context: Context) -> tuple[CallbackQuery, Button] | None:
-    """The button, if it is one of ours, still current, and pressed by someone allowed; every
-    other press is answered here (expired, or admins only)."""
-    query = update.callback_query
-    if query is None or query.message is None:
-        return None
-    tr = await context.tr()
-    button = decode(query.data)
-    if button is None:
-        log.info("button with unknown data %r ignored", (query.data or "")[:70])
-        await query.answer(tr.gettext(texts.BUTTON_EXPIRED))
-        return None
-    if not await context.is_admin():
-        await query.answer(tr.gettext(texts.ADMINS_ONLY), show_alert=True)
-        return None
-    if button.action not in ("lang", "sub"):  # the others act on a current subscription
-        chat_id, feed_id = context.chat_id, button.feed_id
-        reader = await context.svc.read(
-            lambda s: store.get_subscription(s, chat_id=chat_id, feed_id=feed_id)
-        )
-        if reader is None:  # unsubscribed since, or the feed is gone: the button is stale
-            await query.answer(tr.gettext(texts.BUTTON_EXPIRED))
-            return None
-    return query, button
 
 
 async def on_expired(update: Update, context: Context) -> None:

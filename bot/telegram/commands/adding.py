@@ -1,0 +1,166 @@
+"""Subscribing by address: /subscribe URL, a link pasted alone in a private chat, and the
+buttons of the feeds found there. What an address stands for is `services.discovery`; adding
+a feed is the catalog's. Fetching runs in the background (`background`), so a slow site never
+holds up other commands."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import InlineKeyboardMarkup, Message, Update
+
+from bot.core.discover import looks_like_url
+from bot.core.lang import Translator
+from bot.core.urls import shown_url
+from bot.db import store
+from bot.services.catalog import AddLimits, AlreadyWatched, FeedAddError
+from bot.services.discovery import Discovery, Option
+from bot.telegram import background, texts
+from bot.telegram.commands.common import pressed, subscription_answer
+from bot.telegram.context import Context, esc
+from bot.telegram.offers import Offered
+from bot.telegram.views import offer_keyboard
+
+log = logging.getLogger(__name__)
+
+
+async def subscribe_by_address(
+    context: Context, message: Message, text: str, thread_id: int | None
+) -> None:
+    """/subscribe URL (after the admin check): one feed there → subscribed at once; several →
+    one button each."""
+    tr = await context.tr()
+
+    async def work(progress: background.Progress) -> background.Answer:
+        options = await find(context, text, tr)
+        if isinstance(options, str):
+            return context.decorate(options)
+        if len(options) == 1:
+            return await take(context, options[0], thread_id)
+        return offer(context, options, tr.gettext(texts.FOUND_SEVERAL), tr)
+
+    looking = tr.gettext(texts.LOOKING).format(url=esc(shown_url(text.strip())[:200]))
+    failed = tr.gettext(texts.SOMETHING_WRONG)
+    background.start(context.svc.jobs, message, context.decorate(looking), work, failed)
+
+
+async def on_pasted_address(update: Update, context: Context) -> None:
+    """A private chat's message that is only a link: the feed(s) there, each with a button."""
+    message = update.effective_message
+    text = (message.text or "").strip() if message is not None else ""
+    if message is None or not looks_like_url(text):
+        return
+    tr = await context.tr()
+
+    async def work(progress: background.Progress) -> background.Answer:
+        options = await find(context, text, tr)
+        if isinstance(options, str):
+            return context.decorate(options)
+        if len(options) == 1:
+            found = tr.gettext(texts.FOUND_ONE).format(title=esc(options[0].title or text))
+            return offer(context, options, found, tr)
+        return offer(context, options, tr.gettext(texts.FOUND_SEVERAL), tr)
+
+    looking = tr.gettext(texts.LOOKING).format(url=esc(shown_url(text)[:200]))
+    failed = tr.gettext(texts.SOMETHING_WRONG)
+    background.start(context.svc.jobs, message, context.decorate(looking), work, failed)
+
+
+async def on_add_button(update: Update, context: Context) -> None:
+    """One of the offered feeds was tapped: add it (if new) and subscribe the chat."""
+    found = await pressed(update, context)
+    if found is None:
+        return
+    query, button = found
+    tr = await context.tr()
+    offered = context.svc.offers.get(button.token, button.count)
+    if offered is None or not isinstance(query.message, Message):
+        await query.answer(tr.gettext(texts.BUTTON_EXPIRED))
+        return
+    await query.answer()
+    message = query.message
+    thread_id = message.message_thread_id if message.is_topic_message else None
+
+    async def work(progress: background.Progress) -> background.Answer:
+        return await take(context, Option(offered.url, offered.title), thread_id)
+
+    looking = tr.gettext(texts.LOOKING).format(url=esc(shown_url(offered.url)[:200]))
+    failed = tr.gettext(texts.SOMETHING_WRONG)
+    background.start(context.svc.jobs, message, context.decorate(looking), work, failed)
+
+
+async def find(context: Context, text: str, tr: Translator) -> list[Option] | str:
+    """The feeds at an address, or the reply that says why there are none. Where only
+    operators add feeds, anyone else's address is matched with the watched feeds, unfetched."""
+    discovery = Discovery(context.svc.catalog)
+    try:
+        if not may_add(context):
+            known = await discovery.watched(text)
+            return [known] if known is not None else tr.gettext(texts.ADDING_CLOSED)
+        return await discovery.find(text)
+    except FeedAddError as exc:
+        log.info("chat %s: no feed at the address: %s", context.chat_id, exc)
+        return explain(exc, context, tr)
+
+
+async def take(context: Context, option: Option, thread_id: int | None) -> background.Answer:
+    """Subscribe the chat to the option's feed, adding the feed first when it is new."""
+    tr = await context.tr()
+    feed, note = option.feed, ""
+    if feed is None:
+        if not may_add(context):
+            return context.decorate(tr.gettext(texts.ADDING_CLOSED))
+        user = context.event.effective_user if context.event else None
+        settings = context.svc.settings
+        per_user = None if context.is_operator else settings.max_feeds_per_user
+        limits = AddLimits(settings.max_feeds, per_user)
+        catalog, user_id = context.svc.catalog, user.id if user is not None else None
+        try:
+            if option.result is not None and option.raw is not None:
+                outcome = await catalog.add_fetched(
+                    option.url, option.result, option.raw, added_by=user_id, limits=limits
+                )
+            else:
+                outcome = await catalog.add_feed(
+                    option.url, trusted=False, added_by=user_id, limits=limits
+                )
+        except AlreadyWatched:  # added meanwhile by someone else: just subscribe
+            outcome = None
+        except FeedAddError as exc:
+            log.info("chat %s: could not add a feed: %s", context.chat_id, exc)
+            return context.decorate(explain(exc, context, tr))
+        if outcome is not None:
+            slug = outcome.slug
+            feed = await context.svc.read(lambda s: store.get_feed(s, slug=slug))
+            text = tr.gettext(texts.NEW_FEED)
+            note = text.format(title=esc(outcome.feed_title), slug=esc(outcome.slug)) + "\n\n"
+            log.info("user %s added the feed %s from chat %s", user_id, slug, context.chat_id)
+        else:
+            known = await Discovery(catalog).watched(option.url)
+            feed = known.feed if known is not None else None
+        if feed is None:  # removed again in the meantime
+            return context.decorate(tr.gettext(texts.FEED_ERRORS["unreachable"]))
+    text, keyboard = await subscription_answer(context, feed, thread_id)
+    return context.decorate(note + text), keyboard
+
+
+def offer(
+    context: Context, options: list[Option], text: str, tr: Translator
+) -> tuple[str, InlineKeyboardMarkup]:
+    """The found feeds as buttons: new ones wait in `offers` under a token."""
+    token = context.svc.offers.put([Offered(o.url, o.title) for o in options])
+    rows = [(o.title, o.feed.id if o.feed is not None else None) for o in options]
+    label = tr.gettext(texts.SUBSCRIBE_BUTTON)
+    return context.decorate(text), offer_keyboard(rows, token, label)
+
+
+def may_add(context: Context) -> bool:
+    """FEED_ADDING: everyone, or operators only."""
+    return context.svc.settings.feed_adding == "everyone" or context.is_operator
+
+
+def explain(exc: FeedAddError, context: Context, tr: Translator) -> str:
+    """The chat's sentence for a failure (never the exception's text)."""
+    settings = context.svc.settings
+    text = tr.gettext(texts.FEED_ERRORS.get(exc.kind, texts.FEED_ERRORS["unreachable"]))
+    return text.format(max_feeds=settings.max_feeds, max_user=settings.max_feeds_per_user)

@@ -42,11 +42,12 @@ _REDIRECTS = {301, 302, 303, 307, 308}
 
 class FetchError(Exception):
     """The feed could not be fetched; the message is one line fit for logs and `feed list`.
-    `blocked`: the SSRF guard refused the address (chats are told so, not why)."""
+    `blocked`: the SSRF guard refused the address; `slow`: the server did not answer in time
+    (chats are told which, in their language, never the exception)."""
 
-    def __init__(self, message: str, *, blocked: bool = False) -> None:
+    def __init__(self, message: str, *, blocked: bool = False, slow: bool = False) -> None:
         super().__init__(message)
-        self.blocked = blocked
+        self.blocked, self.slow = blocked, slow
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +119,13 @@ class Fetcher:
             async with asyncio.timeout(self.limits.total_timeout):
                 return await self._follow(client, url, conditional, guarded=guarded)
         except TimeoutError:
-            raise FetchError(f"timed out after {self.limits.total_timeout:g} s") from None
+            raise FetchError(
+                f"timed out after {self.limits.total_timeout:g} s", slow=True
+            ) from None
         except httpx.HTTPError as exc:
             blocked = isinstance(exc.__cause__, BlockedAddressError)
-            raise FetchError(describe_http_error(exc), blocked=blocked) from None
+            slow = isinstance(exc, httpx.TimeoutException)
+            raise FetchError(describe_http_error(exc), blocked=blocked, slow=slow) from None
         except (httpx.InvalidURL, ValueError) as exc:
             raise FetchError(f"invalid URL: {exc}"[:300]) from None
 

@@ -13,6 +13,7 @@ from telegram.ext import Application
 
 from bot.config import Settings
 from bot.db.engine import make_engine
+from bot.fetch import Fetcher
 from bot.runtime import make_fetcher
 from bot.telegram.app import build_application, startup
 from bot.telegram.loops import stop_background
@@ -24,6 +25,7 @@ from tests.fixtures import blog
 from tests.telegram_html import assert_valid_telegram_html
 
 PRIVATE_CHAT = 111
+OPERATOR_ID = 4242  # BOT_ADMIN_IDS in `bot_settings`
 GROUP_ADMIN = 77  # who `ask` sends group commands as (tests make them an administrator)
 
 
@@ -50,9 +52,12 @@ def bot_settings(db_url: str, api: FakeBotApi, **overrides: object) -> Settings:
 
 
 @asynccontextmanager
-async def running_bot(settings: Settings, *, updates: bool = True) -> AsyncIterator[RunningBot]:
+async def running_bot(
+    settings: Settings, *, updates: bool = True, fetcher: Fetcher | None = None
+) -> AsyncIterator[RunningBot]:
+    """`fetcher`: one built by the test (the SSRF tests' loopback-only network)."""
     engine = make_engine(settings.database_url)
-    fetcher = make_fetcher(settings)
+    fetcher = fetcher or make_fetcher(settings)
     app = build_application(settings, engine, fetcher)
     await app.initialize()
     try:

@@ -88,9 +88,7 @@ async def test_refusals_say_what_is_missing(bot: RunningBot, bot_api: FakeBotApi
     bot_api.add_channel(-1005002, "Not mine", username="not_mine", admins=(999,))
     refused = await ask(bot_api, "/channel @not_mine")
     assert "Only the administrators of <b>Not mine</b>" in refused
-    bot_api.add_channel(
-        -1005003, "Mute", username="mute_news", bot_can_post=False, admins=(USER,)
-    )
+    bot_api.add_channel(-1005003, "Mute", username="mute_news", bot_can_post=False, admins=(USER,))
     refused = await ask(bot_api, "/channel @mute_news")
     assert "add the bot as an administrator of the channel with the right to post" in refused
     bot_api.add_channel(-1005004, "Elsewhere", username="elsewhere", bot="left", admins=(USER,))

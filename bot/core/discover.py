@@ -41,7 +41,7 @@ class FeedLink:
 
 class _LinkFinder(HTMLParser):
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
+        super().__init__()
         self.base: str | None = None
         self.links: list[FeedLink] = []
         self.done = False
@@ -49,7 +49,7 @@ class _LinkFinder(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self.done:
             return
-        values = {name.lower(): (value or "").strip() for name, value in attrs}
+        values = {name.lower(): value.strip() for name, value in attrs if value is not None}
         if tag == "base" and values.get("href") and self.base is None:
             self.base = values["href"]
         elif tag == "link":
@@ -66,10 +66,8 @@ class _LinkFinder(HTMLParser):
 
 def looks_like_html(body: bytes, content_type: str = "") -> bool:
     """A web page rather than a feed: by its media type, or by how it starts."""
-    if "html" in content_type.lower():
-        return True
-    head = body[:1024].lstrip().lower()
-    return head.startswith((b"<!doctype html", b"<html")) or b"<html" in head
+    head = body[:1024].lower()
+    return "html" in content_type.lower() or b"<html" in head or b"<!doctype html" in head
 
 
 def feed_links(page: bytes, page_url: str) -> list[FeedLink]:
@@ -80,7 +78,7 @@ def feed_links(page: bytes, page_url: str) -> list[FeedLink]:
     """
     finder = _LinkFinder()
     finder.feed(page[:MAX_PAGE_BYTES].decode("utf-8", "replace"))
-    base = urljoin(page_url, finder.base) if finder.base else page_url
+    base = urljoin(page_url, finder.base or "")
     found: list[FeedLink] = []
     seen: set[str] = set()
     for link in finder.links:
@@ -101,11 +99,9 @@ def common_feed_urls(page_url: str) -> list[str]:
     """Well-known feed paths to try when a page announces none: under the page's own folder
     first (`/blog/feed/` for `/blog/`), then at the site's root."""
     parts = urlsplit(page_url)
-    folder = parts.path if parts.path.endswith("/") else parts.path.rpartition("/")[0] + "/"
-    folders = [folder] if folder not in ("", "/") else []
-    folders.append("/")
+    folder = parts.path.rpartition("/")[0] + "/"
     urls: list[str] = []
-    for place in folders:
+    for place in (folder, "/"):
         for path in COMMON_PATHS:
             url = urlunsplit((parts.scheme, parts.netloc, place + path, "", ""))
             if url not in urls:
@@ -123,9 +119,9 @@ def looks_like_url(text: str) -> bool:
     """What /subscribe treats as an address rather than a feed's name: a scheme, or a dotted
     host name (`pytorch.org/blog`); feed names have no dots."""
     text = text.strip()
-    if not text or any(ch.isspace() for ch in text):
+    if any(ch.isspace() for ch in text):
         return False
     if re.match(r"(?i)^https?://", text):
         return True
-    host = text.split("/", 1)[0]
+    host = text.split("/")[0]
     return bool(re.fullmatch(r"(?i)[a-z0-9-]+(\.[a-z0-9-]+)+(:[0-9]{1,5})?", host))

@@ -26,7 +26,7 @@ SLUG_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 class FeedAddError(Exception):
     """Adding a feed failed. The message is one technical line (CLI, logs); `kind` is what a
-    chat is told, in its language: address, blocked, unreachable, not_feed, no_feed, watched,
+    chat is told, in its language: address, blocked, slow, unreachable, not_feed, no_feed, watched,
     slug, max_feeds, max_user."""
 
     def __init__(self, message: str, kind: str = "unreachable") -> None:
@@ -134,7 +134,7 @@ class Catalog:
         try:
             result = await self.poller.fetcher.fetch(url, trusted=trusted)
         except FetchError as exc:
-            kind = "blocked" if exc.blocked else "unreachable"
+            kind = "blocked" if exc.blocked else "slow" if exc.slow else "unreachable"
             raise FeedAddError(f"cannot fetch {shown}: {exc}", kind) from None
         if result.status != 200:
             raise FeedAddError(f"cannot fetch {shown}: HTTP {result.status}")

@@ -134,12 +134,13 @@ FEED_ERRORS = {
         "That address leads to a private network, and this bot only reads public websites."
     ),
     "unreachable": N_("Could not load that address. Check it in a browser, or try again later."),
+    "slow": N_("That site did not answer in time. Try again later."),
     "not_feed": N_("This address is not a feed."),
     "no_feed": N_("This address is not a feed, and the page links to none."),
     "watched": N_("This feed is watched already: see /feeds."),
     "slug": N_("That feed name is taken or not valid (1–64 lowercase letters, digits, dashes)."),
-    "max_feeds": N_("This bot watches {max_feeds} feeds, the most it allows. Ask its operator."),
-    "max_user": N_("You have added {max_user} feeds, the most one person may add."),
+    "max_feeds": N_("This bot watches as many feeds as it may ({max_feeds}). Ask its operator."),
+    "max_user": N_("You have added as many feeds as one person may ({max_user})."),
 }
 
 BUTTON_EXPIRED = N_("This button has expired. Use the command again.")

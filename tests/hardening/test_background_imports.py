@@ -47,7 +47,7 @@ async def test_a_slow_addfeed_shows_progress_and_blocks_no_one(
         return next((t for t in bot_api.shown(OPERATOR) if "Could not add" in t), None)
 
     await bot_api.wait_for(lambda: result() is not None, timeout=10)
-    assert "timed out" in str(result())
+    assert "That site did not answer in time" in str(result())
     assert not any("Fetching" in t for t in bot_api.shown(OPERATOR))  # replaced in place
     assert [m for c, m, _ in bot_api.edits if c == OPERATOR] == [progress.message_id]
 

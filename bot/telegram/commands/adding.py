@@ -37,7 +37,7 @@ async def subscribe_by_address(
             return context.decorate(options)
         if len(options) == 1:
             return await take(context, options[0], thread_id)
-        return offer(context, options, tr.gettext(texts.FOUND_SEVERAL), tr)
+        return offer(context, options, several(tr, len(options)), tr)
 
     looking = tr.gettext(texts.LOOKING).format(url=esc(shown_url(text.strip())[:200]))
     failed = tr.gettext(texts.SOMETHING_WRONG)
@@ -59,7 +59,7 @@ async def on_pasted_address(update: Update, context: Context) -> None:
         if len(options) == 1:
             found = tr.gettext(texts.FOUND_ONE).format(title=esc(options[0].title or text))
             return offer(context, options, found, tr)
-        return offer(context, options, tr.gettext(texts.FOUND_SEVERAL), tr)
+        return offer(context, options, several(tr, len(options)), tr)
 
     looking = tr.gettext(texts.LOOKING).format(url=esc(shown_url(text)[:200]))
     failed = tr.gettext(texts.SOMETHING_WRONG)
@@ -152,6 +152,10 @@ def offer(
     rows = [(o.title, o.feed.id if o.feed is not None else None) for o in options]
     label = tr.gettext(texts.SUBSCRIBE_BUTTON)
     return context.decorate(text), offer_keyboard(rows, token, label)
+
+
+def several(tr: Translator, count: int) -> str:
+    return tr.gettext(texts.FOUND_SEVERAL).format(count=count)
 
 
 def may_add(context: Context) -> bool:

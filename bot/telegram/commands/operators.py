@@ -4,6 +4,8 @@ gets `refuse`. Fetching runs in the background so command handling never waits f
 
 from __future__ import annotations
 
+import logging
+
 from telegram import Update
 
 from bot.core.opml import OpmlError, parse_opml
@@ -11,7 +13,10 @@ from bot.core.urls import shown_url
 from bot.db import store
 from bot.services.catalog import FeedAddError
 from bot.telegram import background, texts
+from bot.telegram.commands.adding import explain
 from bot.telegram.context import Context, esc
+
+log = logging.getLogger(__name__)
 
 MAX_OPML_BYTES = 1024 * 1024
 
@@ -44,8 +49,9 @@ async def cmd_addfeed(update: Update, context: Context) -> None:
     async def work(progress: background.Progress) -> str:
         try:
             outcome = await catalog.add_feed(url, slug=slug, trusted=False)
-        except FeedAddError as exc:
-            return _("Could not add the feed: {reason}").format(reason=esc(exc))
+        except FeedAddError as exc:  # the chat's sentence; the technical line goes to the log
+            log.info("/addfeed %s: %s", shown_url(url), exc)
+            return _("Could not add the feed: {reason}").format(reason=explain(exc, context, tr))
         text = _("Now watching <b>{title}</b> as <code>{slug}</code> ({items} items so far).")
         return text.format(
             title=esc(outcome.feed_title), slug=esc(outcome.slug), items=outcome.items

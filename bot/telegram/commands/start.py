@@ -42,7 +42,7 @@ async def cmd_start(update: Update, context: Context) -> None:
 
 
 async def cmd_feeds(update: Update, context: Context) -> None:
-    """/feeds: the feeds this bot watches."""
+    """/feeds: the feeds this bot watches (operators also see who added each from a chat)."""
     _ = (await context.tr()).gettext
     rows = await context.svc.read(store.list_feeds)
     if not rows:
@@ -55,7 +55,10 @@ async def cmd_feeds(update: Update, context: Context) -> None:
         if row.feed.interval_seconds:
             every = format_duration(row.feed.interval_seconds)
             pace = " · " + _("every {interval}").format(interval=every)
-        line = f"<code>{esc(row.feed.slug)}</code> — {esc(row.feed.title)}{pace}{status}"
+        owner = ""
+        if context.is_operator and row.feed.added_by is not None:  # who added it, for them
+            owner = " · " + _("added by {user}").format(user=row.feed.added_by)
+        line = f"<code>{esc(row.feed.slug)}</code> — {esc(row.feed.title)}{pace}{status}{owner}"
         lines.append(line)
     lines.append("\n" + _("Subscribe with /subscribe <i>feed name</i>"))
     await context.reply("\n".join(lines))

@@ -1,0 +1,49 @@
+"""Subscribe by address never reaches a private address: the address itself, a page's feed
+links and the probed paths all go through the SSRF guard (the loopback-only network of
+`test_ssrf` records every connection the guard allowed)."""
+
+from __future__ import annotations
+
+from bot.fetch import Fetcher, FetchLimits
+from tests.fakes.bot_api import FakeBotApi
+from tests.fakes.feed_server import FeedServer
+from tests.fixtures import blog
+from tests.hardening.test_ssrf import PUBLIC_IP, LoopbackOnly, make_resolver
+from tests.harness import bot_settings, running_bot
+from tests.test_subscribe_by_address import HTML, answer, page
+
+USER = 111
+BLOCKED = "That address leads to a private network, and this bot only reads public websites."
+
+
+async def test_discovery_fetches_only_public_addresses(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    backend = LoopbackOnly()
+    port = int(feeds.url("/").rsplit(":", 1)[1].split("/")[0])
+    resolver = make_resolver({"blog.example": [PUBLIC_IP], "intranet.example": ["10.0.0.7"]})
+    fetcher = Fetcher(
+        FetchLimits(total_timeout=3),
+        allow_private=False,
+        resolver=resolver,
+        network_backend=backend,
+        allowed_ports=None,  # the feed server's port is random
+    )
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600)
+    async with running_bot(settings, fetcher=fetcher):
+        feeds.serve(
+            "/inside/",
+            page(("application/rss+xml", "http://intranet.example/feed.xml", "Inside")),
+            **HTML,
+        )
+        reply = await answer(bot_api, f"/subscribe http://blog.example:{port}/inside/")
+        assert reply == BLOCKED
+        feeds.serve("/loop/", page(("application/rss+xml", "http://127.0.0.1/feed/", "x")), **HTML)
+        assert await answer(bot_api, f"/subscribe http://blog.example:{port}/loop/") == BLOCKED
+        assert await answer(bot_api, f"/subscribe {feeds.url('/feed/')}") == BLOCKED
+        assert await answer(bot_api, "http://169.254.169.254/latest/") == BLOCKED
+        # A public page with a public feed works, through the same guard.
+        feeds.serve("/public/feed/", blog.rss((blog.PUNE,), title="Public Blog"))
+        reply = await answer(bot_api, f"/subscribe http://blog.example:{port}/public/feed/")
+        assert "Now watching <b>Public Blog</b>" in reply
+    assert set(backend.connected) == {PUBLIC_IP}  # nothing else was ever connected to

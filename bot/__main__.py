@@ -155,8 +155,10 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
             )
             status = f.status if not f.last_error else f"{f.status}: {f.last_error}"
             every = format_duration(f.interval_seconds or settings.poll_interval_seconds)
+            owner = f"\tadded by {f.added_by}" if f.added_by is not None else ""
             print(
-                f"{f.slug}\t{f.url}\t{row.items} items\tevery {every}\tchecked {checked}\t{status}"
+                f"{f.slug}\t{f.url}\t{row.items} items\tevery {every}\tchecked {checked}"
+                f"\t{status}{owner}"
             )
         return 0
     if args.feed_command == "set":

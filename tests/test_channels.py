@@ -144,3 +144,39 @@ async def test_buttons_and_languages_act_on_the_managed_channel(
     with Session(bot.engine) as session:
         assert store.chat_language(session, chat_id=CHANNEL) == (True, "es")
         assert store.chat_language(session, chat_id=USER)[1] != "es"
+
+
+async def test_a_channel_gets_its_digest_in_its_language(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.services.digests import run_digests
+
+    bot_api.add_channel(CHANNEL, "Lumen News", username=NAME, admins=(USER,))
+    await ask(bot_api, f"/channel @{NAME}")
+    await ask(bot_api, "/subscribe lumen")
+    await ask(bot_api, "/language es")
+    reply = await ask(bot_api, "/digest lumen hourly")
+    assert reply.startswith("📢 <b>Lumen News</b>\n") and "cada hora" in reply
+    feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await cycle(bot, bot_api)
+    assert bot_api.texts(CHANNEL) == []  # held for the digest
+    later = datetime.now(UTC) + timedelta(hours=1, minutes=1)
+    assert run_digests(bot.engine, clock=lambda: later) == 1
+    bot.services.wake.set()
+    await bot_api.wait_for(lambda: len(bot_api.texts(CHANNEL)) == 1)
+    (digest,) = bot_api.texts(CHANNEL)
+    assert digest.startswith("<b>Boletín: Lumen Blog</b> — 3 entradas")
+    assert bot_api.texts(USER)[-1].startswith("📢")  # the private chat got only replies
+
+
+async def test_start_without_feeds_where_only_operators_add(
+    db_url: str, bot_api: FakeBotApi
+) -> None:
+    from tests.harness import bot_settings, running_bot
+
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600, feed_adding="operators")
+    async with running_bot(settings):
+        reply = await ask(bot_api, "/start")
+        assert "the bot's operators add them" in reply and "/subscribe https" not in reply

@@ -85,6 +85,7 @@ START_EMPTY = N_(
     "No feeds are watched yet. Send a blog's address to follow it, e.g. "
     "<code>/subscribe https://example.org/blog/</code>"
 )
+START_EMPTY_CLOSED = N_("No feeds are watched yet: the bot's operators add them.")
 START_HELP = N_("/help for every command.")
 ADMINS_ONLY = N_("Only this group's administrators can change its subscriptions and filters.")
 OPERATORS_ONLY = N_("Only the bot's operators can add or remove feeds.")

@@ -36,7 +36,8 @@ async def cmd_start(update: Update, context: Context) -> None:
         if len(feeds) > START_FEEDS:
             lines.append(_(texts.START_MORE).format(count=len(feeds)))
     else:
-        lines.append(_(texts.START_EMPTY))
+        closed = context.svc.settings.feed_adding == "operators" and not context.is_operator
+        lines.append(_(texts.START_EMPTY_CLOSED if closed else texts.START_EMPTY))
     lines.append(_(texts.START_HELP))
     await context.reply("\n\n".join(lines), feed_keyboard(feeds))
 

@@ -57,7 +57,12 @@ async def test_a_channel_managed_from_a_private_chat_gets_its_own_filtered_posts
     assert len(posted) == 1 and "Pune" in posted[0]  # the one Community post
     assert not any("Lisbon" in text for text in bot_api.texts(USER))  # nothing leaked here
 
+    # A deep link tapped meanwhile is for the person, not their channel.
+    tapped = await ask(bot_api, "/start lumen")
+    assert tapped.startswith("Subscribed to <b>Lumen Blog</b>")
     assert "this private chat again" in await ask(bot_api, "/channel off")
+    assert "Lumen Blog" in await ask(bot_api, "/list")
+    await ask(bot_api, "/unsubscribe lumen")
     assert "This chat has no subscriptions" in await ask(bot_api, "/list")
     with Session(bot.engine) as session:
         (channel_sub,) = store.chat_subscriptions(session, chat_id=CHANNEL)

@@ -235,13 +235,14 @@ async def throttle(update: Update, context: Context) -> None:
 
 async def load_managed(update: Update, context: Context) -> None:
     """Runs before every handler (group -1): in a private chat that manages a channel, the
-    commands act on the channel (`context.chat_id`), except /channel itself."""
+    commands act on the channel (`context.chat_id`). Not /channel itself, and not /start or
+    /help: a deep link someone taps on a blog subscribes them, not their channel."""
     chat = update.effective_chat
     if chat is None or chat.type != ChatType.PRIVATE:
         return
     message = update.effective_message
     text = (message.text or "") if message is not None else ""
-    if text.split("@", 1)[0].split(maxsplit=1)[:1] == ["/channel"]:
+    if text.split("@", 1)[0].split(maxsplit=1)[:1] in (["/channel"], ["/start"], ["/help"]):
         return
     chat_id = chat.id
     context.channel = await context.svc.read(lambda s: store.managed_chat(s, chat_id=chat_id))

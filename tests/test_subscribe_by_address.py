@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from bot.db import store
 from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
+from tests.fakes.feed_server import FeedServer, redirect
 from tests.fixtures import blog
 from tests.harness import OPERATOR_ID, RunningBot, lumen_bot
 from tests.telegram_html import assert_valid_telegram_html
@@ -101,6 +101,15 @@ async def test_a_watched_feed_is_found_by_its_address_without_fetching_it(
     assert "Subscribed to <b>Lumen Blog</b>" in reply and "Now watching" not in reply
     assert len(feeds.hits("/feed/")) == fetched
     assert set(feed_rows(bot)) == {"lumen"}
+
+
+async def test_an_address_redirecting_to_a_watched_feed(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    old = feeds.behave("/old-feed.xml", redirect(301, feeds.url("/feed/")))
+    reply = await answer(bot_api, f"/subscribe {old}")
+    assert "Subscribed to <b>Lumen Blog</b>" in reply and "Now watching" not in reply
+    assert set(feed_rows(bot)) == {"lumen"}  # the same feed, not a second copy
 
 
 async def test_a_homepage_with_one_feed_and_its_comments_feed(

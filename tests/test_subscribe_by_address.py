@@ -255,3 +255,30 @@ async def test_limits_per_user_and_overall(
         listing = await answer(bot_api, "/feeds", chat_id=OPERATOR_ID)
         assert f"added by {USER}" in listing and f"added by {STRANGER}" in listing
         assert "added by" not in await answer(bot_api, "/feeds")
+
+
+async def test_a_slow_site_is_probed_for_a_minute_at_most(
+    db_url: str, bot_api: FakeBotApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.services import discovery
+    from tests.fakes.feed_server import hang
+
+    monkeypatch.setattr(discovery, "DISCOVERY_SECONDS", 0.2)  # a minute, scaled down
+    site = FeedServer().start()
+    try:
+        home = site.serve("/x/", page(), **HTML)
+        site.behave("/x/feed/", hang)  # every guess would hang until its own timeout
+        async with lumen_bot(
+            db_url,
+            bot_api,
+            site,
+            blog.BEFORE_POSTS,
+            allow_private_feed_urls=True,
+            fetch_timeout_seconds=0.5,
+        ):
+            reply = await answer(bot_api, f"/subscribe {home}")
+            assert reply == "This address is not a feed, and the page links to none."
+            probes = [s.path for s in site.requests if s.path not in ("/x/", "/feed/")]
+            assert probes == ["/x/feed/"]  # stopped at the deadline, not 13 more timeouts
+    finally:
+        site.stop()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 
 from sqlmodel import Session
@@ -31,6 +32,7 @@ from bot.db.store import FeedView
 from bot.services.catalog import Catalog, FeedAddError
 
 log = logging.getLogger(__name__)
+DISCOVERY_SECONDS = 60.0  # no new candidate is fetched after this (each fetch has its own limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,11 @@ class Discovery:
         `first`: guessed paths stop at the first hit (`/feed/` and `/rss.xml` are one feed)."""
         options: list[Option] = []
         refused: FeedAddError | None = None
+        deadline = time.monotonic() + DISCOVERY_SECONDS
         for url, title in urls:
+            if time.monotonic() > deadline:  # a slow site: what was found by now is the answer
+                log.info("discovery: stopped after %s s", DISCOVERY_SECONDS)
+                break
             known = watched.get(canonical_url(url) or "")
             if known is not None:
                 options.append(Option(known.url, known.title, feed=known))
@@ -100,11 +106,14 @@ class Discovery:
                 log.info("discovery: %s", redact_urls(str(exc)))
                 refused = exc if exc.kind == "blocked" else refused
                 continue
-            raw = await self._as_feed(result)
-            if raw is not None:
+            known = watched.get(canonical_url(result.url) or "")  # it redirects to a watched one
+            raw = None if known is not None else await self._as_feed(result)
+            if known is not None:
+                options.append(Option(known.url, known.title, feed=known))
+            elif raw is not None:
                 options.append(Option(result.url, raw.title or title, result=result, raw=raw))
-                if first:
-                    break
+            if first and (known is not None or raw is not None):
+                break
         if not options and refused is not None:  # the page pointed at a private address
             raise refused
         return _distinct(options)

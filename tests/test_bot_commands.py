@@ -191,6 +191,9 @@ async def test_operators_add_and_remove_feeds(
     bot.services.poller.fetcher.allow_private = True
     added = await ask(bot_api, f"/addfeed {other} other", chat_id=op)
     assert "Now watching <b>Other Blog</b> as <code>other</code> (1 items so far)" in added
+    with Session(bot.engine) as session:
+        other_feed = store.get_feed(session, slug="other")
+    assert other_feed is not None and not other_feed.trusted  # polled through the SSRF guard
     assert "This feed is watched already" in await ask(bot_api, f"/addfeed {other}", chat_id=op)
     assert "Stopped watching <code>other</code>" in await ask(
         bot_api, "/removefeed other", chat_id=op

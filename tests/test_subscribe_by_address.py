@@ -87,6 +87,7 @@ async def test_a_feed_url_is_watched_and_subscribed(
     assert "Subscribed to <b>Other Blog</b>" in reply
     assert [b["text"] for (b,) in last_keyboard(bot_api)] == ["Only new posts", "Also the latest 3"]
     assert feed_rows(bot)["other-blog"].added_by == USER
+    assert not feed_rows(bot)["other-blog"].trusted  # polled through the SSRF guard
     assert subscribed(bot) == {"other-blog"}
     # The first poll stays silent: a baseline, no message about its existing post.
     assert not any("Pune" in text for text in bot_api.texts(USER))

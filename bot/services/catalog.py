@@ -75,7 +75,9 @@ class Catalog:
         if slug is not None and not SLUG_PATTERN.fullmatch(slug):
             raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes", "slug")
         url, result, raw = await self.fetch_feed(url, trusted=trusted)
-        return await self.add_fetched(url, result, raw, slug=slug, added_by=added_by, limits=limits)
+        return await self.add_fetched(
+            url, result, raw, slug=slug, trusted=trusted, added_by=added_by, limits=limits
+        )
 
     async def add_fetched(
         self,
@@ -84,11 +86,12 @@ class Catalog:
         raw: RawFeed,
         *,
         slug: str | None = None,
+        trusted: bool,
         added_by: int | None = None,
         limits: AddLimits | None = None,
     ) -> PollOutcome:
-        """Store a feed already fetched (discovery fetched it to know it is one)."""
-        trusted = added_by is None
+        """Store a feed already fetched (discovery fetched it to know it is one). `trusted`:
+        an operator's feed from the CLI; a chat's is polled through the SSRF guard."""
         adder = Adder(url, slug, trusted, added_by, limits)
         return await asyncio.to_thread(self._add, adder, result, raw)
 

@@ -118,7 +118,12 @@ async def take(context: Context, option: Option, thread_id: int | None) -> backg
         try:
             if option.result is not None and option.raw is not None:
                 outcome = await catalog.add_fetched(
-                    option.url, option.result, option.raw, added_by=user_id, limits=limits
+                    option.url,
+                    option.result,
+                    option.raw,
+                    trusted=False,
+                    added_by=user_id,
+                    limits=limits,
                 )
             else:
                 outcome = await catalog.add_feed(

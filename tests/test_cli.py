@@ -50,6 +50,26 @@ def test_feed_add_list_remove(
     assert "no feed named 'lumen'" in capsys.readouterr().err
 
 
+def test_feed_list_says_who_added_a_feed_from_a_chat(
+    feeds: FeedServer, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sqlalchemy import create_engine
+
+    from bot.db import store
+
+    assert main(["feed", "add", feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))]) == 0
+    engine = create_engine(env["DATABASE_URL"])
+    with transaction(engine) as session:  # as /subscribe URL stores a chat-added feed
+        store.add_feed(session, slug="asked", url="https://a.example/feed", title="A",
+                       trusted=False, added_by=777)  # fmt: skip
+    engine.dispose()
+    capsys.readouterr()
+    assert main(["feed", "list"]) == 0
+    asked, lumen = capsys.readouterr().out.strip().splitlines()
+    assert asked.startswith("asked\t") and asked.endswith("\tadded by 777")
+    assert "added by" not in lumen  # an operator's feed
+
+
 def test_slug_defaults_to_the_feed_title(
     feeds: FeedServer, env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:

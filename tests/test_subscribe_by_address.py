@@ -218,8 +218,7 @@ async def test_feed_adding_for_operators_only(
         blog.BEFORE_POSTS,
         allow_private_feed_urls=True,
         feed_adding="operators",
-    ) as bot:
-        assert bot.settings.feed_adding == "operators"
+    ):
         url = feeds.serve("/closed/feed/", blog.rss((blog.PUNE,), title="Closed Blog"))
         refused = await answer(bot_api, f"/subscribe {url}", chat_id=STRANGER)
         assert "Only the bot's operators add new feeds here" in refused

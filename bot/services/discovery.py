@@ -56,21 +56,20 @@ class Discovery:
 
     async def watched(self, text: str) -> Option | None:
         """The watched feed at this address (normalised), without fetching anything."""
-        known = (await self._watched()).get(canonical_url(with_scheme(text)) or "")
-        return Option(known.url, known.title, feed=known) if known is not None else None
+        return _known(await self._watched(), with_scheme(text))
 
     async def find(self, text: str) -> list[Option]:
         """The feeds an address stands for: a watched feed (by the address or where it
         redirects), the feed it is, or the feeds its page links to (else the usual paths)."""
         url = with_scheme(text)
         watched = await self._watched()
-        known = watched.get(canonical_url(url) or "")
+        known = _known(watched, url)
         if known is not None:
-            return [Option(known.url, known.title, feed=known)]
+            return [known]
         result = await self.catalog.fetch_page(url, trusted=False)
-        known = watched.get(canonical_url(result.url) or "")
+        known = _known(watched, result.url)
         if known is not None:
-            return [Option(known.url, known.title, feed=known)]
+            return [known]
         feed = await self._as_feed(result)
         if feed is not None:
             return [Option(result.url, feed.title or "", result=result, raw=feed)]
@@ -94,9 +93,9 @@ class Discovery:
             if time.monotonic() > deadline:  # a slow site: what was found by now is the answer
                 log.info("discovery: stopped after %s s", DISCOVERY_SECONDS)
                 break
-            known = watched.get(canonical_url(url) or "")
+            known = _known(watched, url)
             if known is not None:
-                options.append(Option(known.url, known.title, feed=known))
+                options.append(known)
                 if first:
                     break
                 continue
@@ -106,14 +105,14 @@ class Discovery:
                 log.info("discovery: %s", redact_urls(str(exc)))
                 refused = exc if exc.kind == "blocked" else refused
                 continue
-            known = watched.get(canonical_url(result.url) or "")  # it redirects to a watched one
+            known = _known(watched, result.url)  # it redirects to a watched feed
             raw = None if known is not None else await self._as_feed(result)
+            if raw is not None:
+                known = Option(result.url, raw.title or title, result=result, raw=raw)
             if known is not None:
-                options.append(Option(known.url, known.title, feed=known))
-            elif raw is not None:
-                options.append(Option(result.url, raw.title or title, result=result, raw=raw))
-            if first and (known is not None or raw is not None):
-                break
+                options.append(known)
+                if first:
+                    break
         if not options and refused is not None:  # the page pointed at a private address
             raise refused
         return _distinct(options)
@@ -130,7 +129,13 @@ class Discovery:
 
     def _list(self) -> list[FeedView]:
         with Session(self.catalog.poller.engine) as session:
-            return [row.feed for row in store.list_feeds(session)]
+            return store.all_feeds(session)
+
+
+def _known(watched: dict[str, FeedView], url: str) -> Option | None:
+    """The watched feed this address stands for, by its canonical form."""
+    feed = watched.get(canonical_url(url) or "")
+    return Option(feed.url, feed.title, feed=feed) if feed is not None else None
 
 
 def links_or_paths(links: list[FeedLink], page_url: str) -> list[tuple[str, str]]:

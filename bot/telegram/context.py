@@ -199,8 +199,8 @@ async def example_feed(context: Context) -> str:
         subs = store.chat_subscriptions(session, chat_id=chat_id)
         if subs:
             return subs[0][1].slug
-        feeds = store.list_feeds(session)
-        return feeds[0].feed.slug if feeds else "blog"
+        feeds = store.all_feeds(session)
+        return feeds[0].slug if feeds else "blog"
 
     return await context.svc.read(pick)
 

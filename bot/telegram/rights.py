@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Bot, ChatMemberAdministrator, ChatMemberOwner
+from telegram import Bot, ChatMember, ChatMemberAdministrator, ChatMemberOwner
 from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 
@@ -31,6 +31,13 @@ NOT_CHANNEL_ADMIN = N_(
 )
 
 
+def may_post(member: ChatMember) -> bool:
+    """A channel member who may post: its owner, or an administrator with that right."""
+    if isinstance(member, ChatMemberOwner):
+        return True
+    return isinstance(member, ChatMemberAdministrator) and bool(member.can_post_messages)
+
+
 async def bot_can_post(bot: Bot, channel_id: int) -> bool:
     """The bot is an administrator of the channel with the right to post messages."""
     try:
@@ -38,9 +45,7 @@ async def bot_can_post(bot: Bot, channel_id: int) -> bool:
     except TelegramError as exc:  # not a member: Telegram will not even list it
         log.info("channel %s: cannot check the bot's rights: %s", channel_id, exc)
         return False
-    if isinstance(member, ChatMemberOwner):
-        return True
-    return isinstance(member, ChatMemberAdministrator) and bool(member.can_post_messages)
+    return may_post(member)
 
 
 async def user_is_admin(bot: Bot, channel_id: int, user_id: int) -> bool:

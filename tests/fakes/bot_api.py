@@ -22,12 +22,12 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.bot_api_chats import ChannelDirectory
+from tests.fakes.bot_api_chats import ADMIN_RIGHTS, BOT_ID, ChannelDirectory
 from tests.fakes.threaded import ThreadedApp
 
 TOKEN = "123456789:AAFakeTokenForTestsOnly_xyzXYZ0123456"
 BOT_USER = {
-    "id": 123456789,
+    "id": BOT_ID,
     "is_bot": True,
     "first_name": "Feedwatch",
     "username": "feedwatch_test_bot",
@@ -43,20 +43,6 @@ _RAW_STRING_PARAMS = {
     "secret_token",
     "callback_query_id",
     "file_id",
-}
-_ADMIN_RIGHTS = {
-    "can_be_edited": False,
-    "is_anonymous": False,
-    "can_manage_chat": True,
-    "can_delete_messages": True,
-    "can_manage_video_chats": True,
-    "can_restrict_members": True,
-    "can_promote_members": True,
-    "can_change_info": True,
-    "can_invite_users": True,
-    "can_post_stories": True,
-    "can_edit_stories": True,
-    "can_delete_stories": True,
 }
 
 
@@ -512,7 +498,7 @@ class FakeBotApi(ChannelDirectory):
             status = self.members.get((chat_id or 0, user_id or 0), "member")
         user = {"id": user_id, "is_bot": False, "first_name": "Ada"}
         if status == "administrator":
-            return {"status": status, "user": user, **_ADMIN_RIGHTS}
+            return {"status": status, "user": user, **ADMIN_RIGHTS}
         if status == "creator":
             return {"status": status, "user": user, "is_anonymous": False}
         return {"status": status, "user": user}

@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-BOT_ID = 123456789
-_ADMIN_RIGHTS = {
+BOT_ID = 123456789  # the fake bot's user id (`getMe`)
+ADMIN_RIGHTS = {  # what `getChatMember` says of an administrator, in groups and channels
     "can_be_edited": False,
     "is_anonymous": False,
     "can_manage_chat": True,
@@ -148,7 +148,7 @@ class ChannelDirectory:
         status = channel.members.get(user_id, "left")
         user = {"id": user_id, "is_bot": user_id == BOT_ID, "first_name": "Ada"}
         if status == "administrator":
-            rights = {**_ADMIN_RIGHTS, "can_post_messages": user_id in channel.can_post}
+            rights = {**ADMIN_RIGHTS, "can_post_messages": user_id in channel.can_post}
             rights["can_edit_messages"] = user_id in channel.can_post
             return {"status": status, "user": user, **rights}
         if status == "creator":

@@ -16,7 +16,7 @@ from bot.db import store
 from bot.services.catalog import AddLimits, AlreadyWatched, FeedAddError
 from bot.services.discovery import Discovery, Option
 from bot.telegram import background, texts
-from bot.telegram.commands.common import pressed, subscription_answer
+from bot.telegram.commands.common import pressed, subscription_answer, topic_of
 from bot.telegram.context import Context, esc
 from bot.telegram.offers import Offered
 from bot.telegram.views import offer_keyboard
@@ -29,41 +29,37 @@ async def subscribe_by_address(
 ) -> None:
     """/subscribe URL (after the admin check): one feed there → subscribed at once; several →
     one button each."""
-    tr = await context.tr()
-
-    async def work(progress: background.Progress) -> background.Answer:
-        options = await find(context, text, tr)
-        if isinstance(options, str):
-            return context.decorate(options)
-        if len(options) == 1:
-            return await take(context, options[0], thread_id)
-        return offer(context, options, several(tr, len(options)), tr)
-
-    looking = tr.gettext(texts.LOOKING).format(url=esc(shown_url(text.strip())[:200]))
-    failed = tr.gettext(texts.SOMETHING_WRONG)
-    background.start(context.svc.jobs, message, context.decorate(looking), work, failed)
+    await search(context, message, text, thread_id, ask_first=False)
 
 
 async def on_pasted_address(update: Update, context: Context) -> None:
     """A private chat's message that is only a link: the feed(s) there, each with a button."""
     message = update.effective_message
     text = (message.text or "").strip() if message is not None else ""
-    if message is None or not looks_like_url(text):
-        return
+    if message is not None and looks_like_url(text):
+        await search(context, message, text, None, ask_first=True)
+
+
+async def search(
+    context: Context, message: Message, text: str, thread_id: int | None, *, ask_first: bool
+) -> None:
+    """Find the feeds at `text` in the background; answer with the subscription (one feed,
+    unless `ask_first`) or a button per feed."""
     tr = await context.tr()
 
     async def work(progress: background.Progress) -> background.Answer:
         options = await find(context, text, tr)
         if isinstance(options, str):
             return context.decorate(options)
-        if len(options) == 1:
+        if len(options) > 1:
+            several = tr.gettext(texts.FOUND_SEVERAL).format(count=len(options))
+            return offer(context, options, several, tr)
+        if ask_first:
             found = tr.gettext(texts.FOUND_ONE).format(title=esc(options[0].title or text))
             return offer(context, options, found, tr)
-        return offer(context, options, several(tr, len(options)), tr)
+        return await take(context, options[0], thread_id)
 
-    looking = tr.gettext(texts.LOOKING).format(url=esc(shown_url(text)[:200]))
-    failed = tr.gettext(texts.SOMETHING_WRONG)
-    background.start(context.svc.jobs, message, context.decorate(looking), work, failed)
+    await in_background(context, message, text, work)
 
 
 async def on_add_button(update: Update, context: Context) -> None:
@@ -72,20 +68,26 @@ async def on_add_button(update: Update, context: Context) -> None:
     if found is None:
         return
     query, button = found
-    tr = await context.tr()
     offered = context.svc.offers.get(button.token, button.count)
     if offered is None or not isinstance(query.message, Message):
-        await query.answer(tr.gettext(texts.BUTTON_EXPIRED))
+        await query.answer((await context.tr()).gettext(texts.BUTTON_EXPIRED))
         return
     await query.answer()
-    message = query.message
-    thread_id = message.message_thread_id if message.is_topic_message else None
+    thread_id = topic_of(query.message)
 
     async def work(progress: background.Progress) -> background.Answer:
         return await take(context, Option(offered.url, offered.title), thread_id)
 
-    looking = tr.gettext(texts.LOOKING).format(url=esc(shown_url(offered.url)[:200]))
-    failed = tr.gettext(texts.SOMETHING_WRONG)
+    await in_background(context, query.message, offered.url, work)
+
+
+async def in_background(
+    context: Context, message: Message, url: str, work: background.Work
+) -> None:
+    """Run `work` beside command handling, with "Looking for a feed at URL…" if it is slow."""
+    _ = (await context.tr()).gettext
+    looking = _(texts.LOOKING).format(url=esc(shown_url(url.strip())[:200]))
+    failed = _(texts.SOMETHING_WRONG)
     background.start(context.svc.jobs, message, context.decorate(looking), work, failed)
 
 
@@ -157,10 +159,6 @@ def offer(
     rows = [(o.title, o.feed.id if o.feed is not None else None) for o in options]
     label = tr.gettext(texts.SUBSCRIBE_BUTTON)
     return context.decorate(text), offer_keyboard(rows, token, label)
-
-
-def several(tr: Translator, count: int) -> str:
-    return tr.gettext(texts.FOUND_SEVERAL).format(count=count)
 
 
 def may_add(context: Context) -> bool:

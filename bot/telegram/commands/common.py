@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlmodel import Session
-from telegram import CallbackQuery, InlineKeyboardMarkup, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 
 from bot.core.lang import Translator
 from bot.db import store
@@ -25,8 +25,7 @@ async def find_feed(context: Context, slug: str, command: str) -> FeedView | Non
     otherwise a reply that says which feeds there are."""
     tr = await context.tr()
     _ = tr.gettext
-    rows = await context.svc.read(store.list_feeds)
-    feeds = [row.feed for row in rows]
+    feeds = await context.svc.read(store.all_feeds)
     if not slug:
         if len(feeds) == 1:
             return feeds[0]
@@ -42,6 +41,13 @@ async def find_feed(context: Context, slug: str, command: str) -> FeedView | Non
             return feed
     text = _("There is no feed named <code>{slug}</code>. Feeds: {feeds}")
     await context.reply(text.format(slug=esc(slug[:64]), feeds=feed_names(feeds, tr)))
+    return None
+
+
+def topic_of(message: object) -> int | None:
+    """The forum topic a message (a command, or the one under a button) belongs to."""
+    if isinstance(message, Message) and message.is_topic_message:
+        return message.message_thread_id
     return None
 
 

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 import logging
 
-from telegram import (
-    ChatMember,
-    ChatMemberAdministrator,
-    ChatMemberOwner,
-    ChatMemberUpdated,
-    Update,
-)
+from telegram import ChatMember, ChatMemberUpdated, Update
 from telegram.constants import ChatType
 
 from bot.db import store
 from bot.i18n import from_client, translator
 from bot.telegram import texts
 from bot.telegram.context import Context
+from bot.telegram.rights import may_post
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +27,7 @@ async def on_my_chat_member(update: Update, context: Context) -> None:
     gone = member.status in (ChatMember.LEFT, ChatMember.BANNED)
     chat = change.chat
     if chat.type == ChatType.CHANNEL and not gone:  # a channel needs the right to post
-        gone = not (
-            isinstance(member, ChatMemberOwner)
-            or (isinstance(member, ChatMemberAdministrator) and bool(member.can_post_messages))
-        )
+        gone = not may_post(member)
     if gone:
         log.info("chat %s: bot removed, blocked or unable to post; deactivating", chat.id)
         await context.svc.write(lambda s: store.set_chat_active(s, chat_id=chat.id, active=False))

@@ -7,7 +7,7 @@ from telegram import Update
 from bot.core.schedule import format_duration
 from bot.db import store
 from bot.telegram import texts
-from bot.telegram.commands import subscriptions
+from bot.telegram.commands import adding, subscriptions
 from bot.telegram.context import Context, esc, example_feed
 from bot.telegram.views import START_FEEDS, feed_keyboard
 
@@ -28,16 +28,15 @@ async def cmd_start(update: Update, context: Context) -> None:
         return
     await context.remember_chat()
     _ = (await context.tr()).gettext
-    rows = await context.svc.read(store.list_feeds)
-    feeds = [row.feed for row in rows]
+    feeds = await context.svc.read(store.all_feeds)
     lines = [_(texts.START)]
     if feeds:
         lines.append(_(texts.START_PICK))
         if len(feeds) > START_FEEDS:
             lines.append(_(texts.START_MORE).format(count=len(feeds)))
     else:
-        closed = context.svc.settings.feed_adding == "operators" and not context.is_operator
-        lines.append(_(texts.START_EMPTY_CLOSED if closed else texts.START_EMPTY))
+        open_ = adding.may_add(context)
+        lines.append(_(texts.START_EMPTY if open_ else texts.START_EMPTY_CLOSED))
     lines.append(_(texts.START_HELP))
     await context.reply("\n\n".join(lines), feed_keyboard(feeds))
 

@@ -22,7 +22,7 @@ from bot.db.store import FeedView
 from bot.services.outbox import plan_backlog
 from bot.telegram import texts
 from bot.telegram.commands import adding
-from bot.telegram.commands.common import find_feed, pressed, subscription_answer
+from bot.telegram.commands.common import find_feed, pressed, subscription_answer, topic_of
 from bot.telegram.context import Context, esc
 from bot.telegram.views import BACKLOG, list_view
 
@@ -34,7 +34,7 @@ async def cmd_subscribe(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is None or not await context.may_change():
         return
-    thread_id = message.message_thread_id if message.is_topic_message else None
+    thread_id = topic_of(message)
     if looks_like_url(context.args_text):
         await adding.subscribe_by_address(context, message, context.args_text, thread_id)
         return
@@ -137,21 +137,17 @@ async def on_expired(update: Update, context: Context) -> None:
 
 
 async def on_subscribe_button(update: Update, context: Context) -> None:
-    """A feed's button under /start."""
+    """A watched feed's button: under /start, or offered for an address."""
     found = await pressed(update, context)
     if found is None:
         return
     query, button = found
-    rows = await context.svc.read(store.list_feeds)
-    feed = next((row.feed for row in rows if row.feed.id == button.feed_id), None)
-    if feed is None:  # removed since /start
+    feed_id = button.feed_id
+    feed = await context.svc.read(lambda s: store.feed_by_id(s, feed_id=feed_id))
+    if feed is None:  # removed since
         await query.answer((await context.tr()).gettext(texts.BUTTON_EXPIRED))
         return
-    message = query.message
-    thread_id = None
-    if isinstance(message, Message) and message.is_topic_message:
-        thread_id = message.message_thread_id
-    await subscribe_to(context, feed, thread_id)
+    await subscribe_to(context, feed, topic_of(query.message))
     await query.answer()
 
 

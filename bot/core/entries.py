@@ -25,6 +25,10 @@ MAX_KEY_CHARS = 1000
 MAX_AUTHOR_CHARS = 200
 MAX_CATEGORY_CHARS = 100
 MAX_CATEGORIES = 50
+# html2text is pure Python and slow on huge inputs (a hostile item of 1 MB of entity references
+# took a second); no real post needs more markup than this to yield 100,000 characters of text.
+# Everything that reads an item's markup (text, excerpt hash) reads only this much of it.
+MAX_HTML_CHARS = 400_000
 # The first image is near the top of a post; no need to scan a huge body for one.
 MAX_IMAGE_SCAN_CHARS = 20_000
 _TAG = re.compile(r"<[^>]*>")
@@ -97,7 +101,8 @@ def raw_entry(
 
 def excerpt_key(html: str) -> str:
     """A summary's letters and digits, hashed: the same excerpt whatever its markup."""
-    text = unicodedata.normalize("NFKC", unescape(_TAG.sub(" ", html))).casefold()
+    text = unescape(_TAG.sub(" ", html[:MAX_HTML_CHARS]))
+    text = unicodedata.normalize("NFKC", text).casefold()
     return _sha256(_NOT_A_WORD.sub("", text))
 
 

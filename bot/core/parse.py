@@ -15,21 +15,25 @@ from typing import Any
 
 import feedparser
 
-from bot.core.entries import MAX_ITEMS, MAX_TITLE_CHARS, NotAFeed, item_key, raw_entry
+from bot.core.entries import (
+    MAX_HTML_CHARS,
+    MAX_ITEMS,
+    MAX_TITLE_CHARS,
+    NotAFeed,
+    item_key,
+    raw_entry,
+)
 from bot.core.jsonfeed import looks_like_json, read_json_feed
 from bot.core.model import ParsedFeed, ParsedItem, RawEntry, RawFeed, StoredItem
 from bot.core.text import FINGERPRINT_VERSION, clean_inline, fingerprint, html_to_text
 from bot.core.urls import safe_link
-from bot.core.xmlsafe import install_feed_parser
+from bot.core.xmlsafe import drop_declared_references, install_feed_parser
 
 install_feed_parser()
 
 # Headers feedparser reads to pick the encoding and resolve relative links; it wants them lowercase.
 _USEFUL_HEADERS = ("content-type", "content-location", "content-language")
 MAX_TEXT_CHARS = 100_000
-# html2text is pure Python and slow on huge inputs (a hostile item of 1 MB of entity references
-# took a second); no real post needs more markup than this to yield MAX_TEXT_CHARS of text.
-MAX_HTML_CHARS = 400_000
 
 
 def parse_feed(body: bytes, headers: Mapping[str, str] | None = None) -> ParsedFeed:
@@ -49,7 +53,7 @@ def read_feed(body: bytes, headers: Mapping[str, str] | None = None) -> RawFeed:
         return read_json_feed(body)
     response_headers = {k: lowered[k] for k in _USEFUL_HEADERS if k in lowered}
     parsed = feedparser.parse(
-        io.BytesIO(body),
+        io.BytesIO(drop_declared_references(body)),
         response_headers=response_headers,
         sanitize_html=False,
         resolve_relative_uris=False,

@@ -234,6 +234,24 @@ def test_full_text_and_the_summarys_hash_are_kept_apart() -> None:
     assert excerpt_key("x\ud800") == hashlib.sha256(b"x").hexdigest()
 
 
+def test_an_excerpt_is_hashed_from_its_first_400000_characters_only() -> None:
+    from bot.core.entries import MAX_HTML_CHARS, excerpt_key
+
+    assert MAX_HTML_CHARS == 400_000
+    start = "a" * MAX_HTML_CHARS
+    assert excerpt_key(start + "b") == excerpt_key(start) != excerpt_key(start[1:] + "b")
+
+
+def test_a_declared_entitys_references_leave_no_text_and_html_names_stay() -> None:
+    body = (
+        b'<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY e "expanded">]><rss version="2.0">'
+        b"<channel><title>T</title><item><guid>1</guid><title>A&e;</title>"
+        b"<description>Caf&eacute;&e; &amp; more</description></item></channel></rss>"
+    )
+    (item,) = parse_feed(body).items
+    assert (item.title, item.text) == ("A", "Café & more")
+
+
 def test_raw_entries_default_to_full_text_without_an_excerpt() -> None:
     from bot.core.entries import raw_entry
 

@@ -94,3 +94,20 @@ def test_parse_xml_reads_a_document_and_refuses_declarations() -> None:
     assert parse_xml(b"<opml><body/></opml>").find("body") is not None
     with pytest.raises(ValueError, match=f"^{REFUSED}$"):
         parse_xml(b'<!DOCTYPE o [<!ENTITY a "b">]><opml/>')
+
+
+def test_references_only_a_declaration_could_mean_are_dropped_before_parsing() -> None:
+    body = (
+        b'<!DOCTYPE rss [<!ENTITY e "x">]><rss><t>&e;a&amp;&lt;&apos;&nbsp;&#160;&x.y-z:w;'
+        b"&_u;b</t></rss>"
+    )
+    assert xmlsafe.drop_declared_references(body) == (
+        b'<!DOCTYPE rss [<!ENTITY e "x">]><rss><t>a&amp;&lt;&apos;&nbsp;&#160;b</t></rss>'
+    )
+
+
+def test_a_document_without_declarations_keeps_every_reference() -> None:
+    body = b"<rss><t>&e;&nbsp;</t></rss>"
+    assert xmlsafe.drop_declared_references(body) is body
+    utf16 = '<!DOCTYPE r [<!ENTITY e "x">]><r>&e;</r>'.encode("utf-16")
+    assert xmlsafe.drop_declared_references(utf16) is utf16

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import bindparam, delete, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.alerts import AlertStep
 from bot.core.decide import FeedIntent, FeedState, FeedStatus
+from bot.db.store.statements import run, table
 from bot.db.tables import Delivery, Feed, FeedCategory, Item, Subscription
 
 
@@ -110,8 +111,8 @@ def remove_feed(session: Session, *, slug: str) -> bool:
     feed = session.exec(select(Feed).where(Feed.slug == slug)).first()
     if feed is None:
         return False
-    for table in (Delivery, Subscription, Item, FeedCategory):
-        session.exec(delete(table).where(col(table.feed_id) == feed.id))
+    for model in (Delivery, Subscription, Item, FeedCategory):
+        session.exec(delete(model).where(col(model.feed_id) == feed.id))
     session.delete(feed)
     return True
 
@@ -147,33 +148,41 @@ def move_feed(session: Session, *, slug: str, url: str, now: datetime) -> bool:
 
 # --- poll state ------------------------------------------------------------------------------
 
-STATE_COLUMNS = (
-    col(Feed.id),
-    col(Feed.slug),
-    col(Feed.url),
-    col(Feed.title),
-    col(Feed.etag),
-    col(Feed.last_modified),
-    col(Feed.trusted),
-    col(Feed.body_hash),
-    col(Feed.baseline_done),
-    col(Feed.error_count),
-    col(Feed.interval_seconds),
-    col(Feed.ttl_seconds),
-    col(Feed.failing_since),
-    col(Feed.alert),
+_FEED = table(Feed)
+STATE_COLUMNS = tuple(
+    _FEED.c[name]
+    for name in (
+        "id",
+        "slug",
+        "url",
+        "title",
+        "etag",
+        "last_modified",
+        "trusted",
+        "body_hash",
+        "baseline_done",
+        "error_count",
+        "interval_seconds",
+        "ttl_seconds",
+        "failing_since",
+        "alert",
+    )
 )
+
+_ONE_STATE = sa_select(*STATE_COLUMNS).where(_FEED.c.id == bindparam("b_id"))
+_UPDATE_FEED = update(_FEED).where(_FEED.c.id == bindparam("b_id"))  # SET from the parameters
 
 
 def feed_snapshots(
     session: Session, *, now: datetime | None = None, feed_id: int | None = None
 ) -> list[FeedState]:
     """Feeds without claiming them: due ones (`now`), one (`feed_id`), or all."""
+    if feed_id is not None:  # each changed feed's poll: a statement built once
+        rows = run(session, _ONE_STATE, {"b_id": feed_id})
+        return [FeedState(*tuple(row)) for row in rows]
     query = sa_select(*STATE_COLUMNS).where(col(Feed.status) != FeedStatus.GONE)
     if now is not None:
         query = query.where(col(Feed.next_check_at) <= now)
-    if feed_id is not None:
-        query = sa_select(*STATE_COLUMNS).where(col(Feed.id) == feed_id)
     return [FeedState(*row) for row in session.execute(query).all()]
 
 
@@ -239,4 +248,4 @@ def apply_intent(
         values["title"] = title
     if alert is not None:
         values.update(alert=alert.state, failing_since=alert.failing_since)
-    session.exec(update(Feed).where(col(Feed.id) == feed_id).values(**values))
+    run(session, _UPDATE_FEED, {**values, "b_id": feed_id})

@@ -7,31 +7,70 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, update
+from sqlalchemy import BindParameter, bindparam, delete, func, insert, or_, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.identity import identity_of
 from bot.core.model import Detection, Identity, ParsedFeed, ParsedItem, StoredItem
 from bot.core.text import FINGERPRINT_VERSION
+from bot.db.store.statements import run, table
 from bot.db.tables import Delivery, FeedCategory, Item
 
-_STORED = (
-    Item.key,
-    Item.title,
-    Item.text,
-    Item.fingerprint,
-    Item.content_hash,
-    Item.fingerprint_version,
-    Item.link,
-    Item.published_at,
-    Item.canon_key,
-    Item.canon_link,
-    Item.canon_title,
-    Item.full,
-    Item.excerpt_hash,
-    Item.volatile,
+_ITEM = table(Item)
+_STORED = tuple(
+    _ITEM.c[name]
+    for name in (
+        "key",
+        "title",
+        "text",
+        "fingerprint",
+        "content_hash",
+        "fingerprint_version",
+        "link",
+        "published_at",
+        "canon_key",
+        "canon_link",
+        "canon_title",
+        "full",
+        "excerpt_hash",
+        "volatile",
+    )
 )
+
+# The statements every changed feed's poll runs, built once (see statements.py).
+_CATEGORY = table(FeedCategory)
+_OF_FEED = _ITEM.c.feed_id == bindparam("b_feed")
+_KEYS: BindParameter[list[str]] = bindparam("b_keys", expanding=True)
+_SELECT_STORED = sa_select(*_STORED).where(_OF_FEED, _ITEM.c.key.in_(_KEYS))
+_CANDIDATES = sa_select(*_STORED).where(
+    _OF_FEED,
+    or_(
+        _ITEM.c.canon_key.in_(bindparam("b_ck", expanding=True)),
+        _ITEM.c.canon_link.in_(bindparam("b_cl", expanding=True)),
+        _ITEM.c.canon_title.in_(bindparam("b_ct", expanding=True)),
+    ),
+)
+_UPDATE_ITEM = update(_ITEM).where(_OF_FEED, _ITEM.c.key == bindparam("b_key"))
+_TOUCH_ITEMS = (
+    update(_ITEM).where(_OF_FEED, _ITEM.c.key.in_(_KEYS)).values(last_seen_at=bindparam("b_now"))
+)
+_INSERT_ITEMS = insert(_ITEM)
+_ITEM_IDS = sa_select(_ITEM.c.key, _ITEM.c.id).where(_OF_FEED, _ITEM.c.key.in_(_KEYS))
+_CATEGORIES_OF = sa_select(_ITEM.c.categories).where(_OF_FEED, _ITEM.c.key.in_(_KEYS))
+_GONE_CATEGORIES = sa_select(_ITEM.c.categories).where(
+    _OF_FEED, _ITEM.c.last_seen_at < bindparam("b_since")
+)
+_NAMES: BindParameter[list[str]] = bindparam("b_names", expanding=True)
+_COUNTS = sa_select(_CATEGORY.c.name, _CATEGORY.c.count).where(
+    _CATEGORY.c.feed_id == bindparam("b_feed"), _CATEGORY.c.name.in_(_NAMES)
+)
+_SET_COUNT = (
+    update(_CATEGORY)
+    .where(_CATEGORY.c.feed_id == bindparam("b_feed"), _CATEGORY.c.name == bindparam("b_name"))
+    .values(count=bindparam("b_count"))
+)
+_INSERT_CATEGORIES = insert(_CATEGORY)
 
 
 def _stored(row: Sequence[Any]) -> StoredItem:
@@ -57,12 +96,7 @@ def stored_items(session: Session, *, feed_id: int, keys: Iterable[str]) -> dict
     result: dict[str, StoredItem] = {}
     for chunk_start in range(0, len(wanted), 500):
         chunk = wanted[chunk_start : chunk_start + 500]
-        rows = session.execute(
-            sa_select(*(col(c) for c in _STORED)).where(
-                col(Item.feed_id) == feed_id, col(Item.key).in_(chunk)
-            )
-        ).all()
-        for row in rows:
+        for row in run(session, _SELECT_STORED, {"b_feed": feed_id, "b_keys": chunk}):
             result[row[0]] = _stored(row)
     return result
 
@@ -77,14 +111,13 @@ def identity_candidates(
     titles = {i.canon_title for i in identities if i.canon_title}
     if not (keys or links or titles):
         return []
-    matches = []
-    for column, values in ((Item.canon_key, keys), (Item.canon_link, links),
-                           (Item.canon_title, titles)):  # fmt: skip
-        for start in range(0, len(values), 500):
-            matches.append(col(column).in_(sorted(values)[start : start + 500]))
-    rows = session.execute(
-        sa_select(*(col(c) for c in _STORED)).where(col(Item.feed_id) == feed_id, or_(*matches))
-    ).all()
+    ordered = [sorted(keys), sorted(links), sorted(titles)]
+    found: dict[str, Sequence[Any]] = {}
+    for start in range(0, max(map(len, ordered)), 500):  # bounded bind parameters
+        chunks = [values[start : start + 500] for values in ordered]
+        params = {"b_feed": feed_id, "b_ck": chunks[0], "b_cl": chunks[1], "b_ct": chunks[2]}
+        found.update((row[0], row) for row in run(session, _CANDIDATES, params))
+    rows = list(found.values())
     skip = set(present)
     return [_stored(row) for row in rows if row[0] not in skip]
 
@@ -163,57 +196,47 @@ def save_items(
             fresh.append({"feed_id": feed_id, "key": item.key, "first_seen_at": now, **values})
             _tally(tally, spelling, [item.categories], +1)
             continue
-        where = (col(Item.feed_id) == feed_id, col(Item.key) == item.key)
+        where = {"b_feed": feed_id, "b_key": item.key}
         if item.key in changed:
-            session.exec(update(Item).where(*where).values(**values))
+            run(session, _UPDATE_ITEM, {**values, **where})
             _tally(tally, spelling, [item.categories], +1)
         elif item.key in detection.absorbed or old.identity != ident:  # (None if re-keyed)
             # Not an edit worth telling (counters, template, excerpt switch, fingerprint
             # version), or re-keyed: the row takes the new text and identity silently.
             values.pop("last_changed_at")
-            session.exec(update(Item).where(*where).values(**values))
+            run(session, _UPDATE_ITEM, {**values, **where})
         elif old.content_hash != item.content_hash:  # markup moved, text did not
-            session.exec(
-                update(Item)
-                .where(*where)
-                .values(
-                    content_hash=item.content_hash,
-                    image=item.image,
-                    full=item.full,
-                    excerpt_hash=item.excerpt_hash,
-                    last_seen_at=now,
-                )
-            )
+            markup = {
+                "content_hash": item.content_hash,
+                "image": item.image,
+                "full": item.full,
+                "excerpt_hash": item.excerpt_hash,
+                "last_seen_at": now,
+            }
+            run(session, _UPDATE_ITEM, {**markup, **where})
         else:
             seen.append(item.key)
     for start in range(0, len(seen), 500):
-        session.exec(
-            update(Item)
-            .where(col(Item.feed_id) == feed_id, col(Item.key).in_(seen[start : start + 500]))
-            .values(last_seen_at=now)
-        )
+        chunk = seen[start : start + 500]
+        run(session, _TOUCH_ITEMS, {"b_feed": feed_id, "b_keys": chunk, "b_now": now})
     if fresh:
-        session.execute(insert(Item), fresh)
+        run(session, _INSERT_ITEMS, fresh)
     _count_categories(session, feed_id, tally, spelling)
     if not changed:
         return {}
-    rows = session.exec(
-        select(Item.key, Item.id).where(Item.feed_id == feed_id, col(Item.key).in_(list(changed)))
-    ).all()
-    return {key: item_id for key, item_id in rows if item_id is not None}
+    rows = run(session, _ITEM_IDS, {"b_feed": feed_id, "b_keys": sorted(changed)})
+    return {row.key: row.id for row in rows if row.id is not None}
 
 
 def prune_items(session: Session, *, feed_id: int, unseen_since: datetime) -> int:
     """Forget items absent from the feed for a long time (their deliveries go with them)."""
     old_ids = select(Item.id).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)
-    gone = session.exec(
-        select(Item.categories).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)
-    ).all()
+    gone = run(session, _GONE_CATEGORIES, {"b_feed": feed_id, "b_since": unseen_since}).all()
     if not gone:  # the usual case: one indexed read, no deletes
         return 0
     tally: Counter[str] = Counter()
     spelling: dict[str, str] = {}
-    _tally(tally, spelling, gone, -1)
+    _tally(tally, spelling, [categories for (categories,) in gone], -1)
     _count_categories(session, feed_id, tally, spelling)
     session.exec(delete(Delivery).where(col(Delivery.item_id).in_(old_ids)))
     result = session.exec(
@@ -233,8 +256,8 @@ def category_counts(session: Session, *, feed_id: int) -> list[tuple[str, int]]:
 
 
 def _categories_of(session: Session, feed_id: int, keys: list[str]) -> list[list[str]]:
-    query = select(Item.categories).where(Item.feed_id == feed_id, col(Item.key).in_(keys))
-    return [list(categories or ()) for categories in session.exec(query).all()]
+    rows = run(session, _CATEGORIES_OF, {"b_feed": feed_id, "b_keys": keys})
+    return [list(categories or ()) for (categories,) in rows]
 
 
 def _tally(
@@ -256,21 +279,24 @@ def _count_categories(
     deltas = {name: n for name, n in tally.items() if n}
     if not deltas:
         return
-    existing = {
-        row.name: row
-        for row in session.exec(
-            select(FeedCategory).where(
-                FeedCategory.feed_id == feed_id, col(FeedCategory.name).in_(list(deltas))
-            )
-        ).all()
-    }
+    by_name: Counter[str] = Counter()  # the column holds 100 characters
+    shown: dict[str, str] = {}
     for name, delta in deltas.items():
-        row = existing.get(name)
-        if row is None:
-            row = FeedCategory(feed_id=feed_id, name=name[:100], shown=spelling[name][:100])
-        row.count = max(row.count + delta, 0)
-        session.add(row)
-    session.flush()
+        by_name[name[:100]] += delta
+        shown.setdefault(name[:100], spelling[name][:100])
+    counts = run(session, _COUNTS, {"b_feed": feed_id, "b_names": sorted(by_name)})
+    existing = {row["name"]: row["count"] for row in counts.mappings()}
+    updates, inserts = [], []
+    for name, delta in by_name.items():
+        count = max(existing.get(name, 0) + delta, 0)
+        if name in existing:
+            updates.append({"b_feed": feed_id, "b_name": name, "b_count": count})
+        else:
+            inserts.append({"feed_id": feed_id, "name": name, "shown": shown[name], "count": count})
+    if updates:
+        run(session, _SET_COUNT, updates)
+    if inserts:
+        run(session, _INSERT_CATEGORIES, inserts)
 
 
 def latest_items(session: Session, *, feed_id: int, limit: int) -> list[tuple[int, ParsedItem]]:

@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import Connection, bindparam, func, insert, update
 from sqlmodel import Session, col, select
 
+from bot.db.store.statements import run, table
 from bot.db.tables import Delivery, DeliveryStatus, Item
 
 
@@ -29,11 +30,15 @@ class OutboxRow:
     held: bool = False  # kept for the subscription's digest
 
 
+_INSERT_DELIVERIES = insert(table(Delivery))  # built once: every changed feed's poll runs it
+
+
 def enqueue(session: Session, *, rows: Sequence[OutboxRow]) -> None:
     if not rows:
         return
-    session.execute(
-        insert(Delivery),
+    run(
+        session,
+        _INSERT_DELIVERIES,
         [
             {
                 "chat_id": row.chat_id,

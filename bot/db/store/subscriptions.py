@@ -9,14 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, update
+from sqlalchemy import bindparam, func, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.digest import DigestSchedule
 from bot.core.model import Audience, CategoryFilter, KeywordFilter
 from bot.db.store.feeds import FeedView, _view
 from bot.db.store.outbox import cancel_queued
+from bot.db.store.statements import run, table
 from bot.db.tables import Chat, Feed, Subscription
 
 
@@ -144,37 +147,48 @@ def _set(session: Session, chat_id: int, feed_id: int, values: Mapping[str, obje
 # --- the fan-out's and the digests' view --------------------------------------------------------
 
 
+_SUB = table(Subscription)
+_CHAT = table(Chat)
+# Each changed feed's poll asks for its audience: a statement built once (see statements.py).
+_AUDIENCE = (
+    sa_select(_SUB, _CHAT.c.language)
+    .join(_CHAT, _CHAT.c.id == _SUB.c.chat_id)
+    .where(
+        _SUB.c.feed_id == bindparam("b_feed"),
+        _CHAT.c.active.is_(True),
+        _CHAT.c.paused.is_(False),
+    )
+    .order_by(_SUB.c.chat_id)
+)
+
+
 def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
     """Active, unpaused chats subscribed to a feed, with their filters and settings."""
-    rows = session.exec(
-        select(Subscription, Chat.language)
-        .join(Chat, col(Chat.id) == col(Subscription.chat_id))
-        .where(
-            Subscription.feed_id == feed_id,
-            col(Chat.active).is_(True),
-            col(Chat.paused).is_(False),
-        )
-        .order_by(col(Subscription.chat_id))
-    ).all()
-    return [audience(sub, language) for sub, language in rows]
+    rows = run(session, _AUDIENCE, {"b_feed": feed_id}).mappings()
+    return [audience_of(row, row["language"]) for row in rows]
 
 
 def audience(sub: Subscription, language: str | None = None) -> Audience:
+    return audience_of(sub.model_dump(), language)
+
+
+def audience_of(sub: Mapping[Any, Any], language: str | None) -> Audience:
+    """A subscription's columns (an ORM row's or a Core row's) as the fan-out's audience."""
     return Audience(
-        chat_id=sub.chat_id,
-        feed_id=sub.feed_id,
+        chat_id=sub["chat_id"],
+        feed_id=sub["feed_id"],
         categories=CategoryFilter(
-            include=tuple(sub.categories or ()), exclude=tuple(sub.without_categories or ())
+            include=tuple(sub["categories"] or ()), exclude=tuple(sub["without_categories"] or ())
         ),
         keywords=KeywordFilter(
-            include=tuple(sub.keywords or ()), exclude=tuple(sub.without_keywords or ())
+            include=tuple(sub["keywords"] or ()), exclude=tuple(sub["without_keywords"] or ())
         ),
-        edits=sub.edits,
-        preview=sub.preview,
-        silent=sub.silent,
-        images=sub.images,
-        thread_id=sub.thread_id,
-        digest=sub.digest is not None,
+        edits=sub["edits"],
+        preview=sub["preview"],
+        silent=sub["silent"],
+        images=sub["images"],
+        thread_id=sub["thread_id"],
+        digest=sub["digest"] is not None,
         language=language,
     )
 

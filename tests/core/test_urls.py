@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import unicodedata
+from urllib.parse import quote
 
-from bot.core.urls import redact_urls, shown_url, url_problem
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.core.urls import redact_urls, safe_link, shown_url, url_problem
 
 SECRET = "https://deploy:s3cret@feeds.example:8443/private/feed.xml?token=abc#top"
 
@@ -68,3 +73,25 @@ def test_url_problem_messages_are_bounded() -> None:
     problem = url_problem("http://host.example:" + "9x" * 300 + "/feed")
     assert problem is not None and problem.startswith("invalid URL: Port could not be cast")
     assert len(problem) == 300
+
+
+def _safe_link_by_every_character(value: str) -> str | None:
+    """safe_link as first written: format characters quoted, then every character checked."""
+    link = "".join(quote(ch) if unicodedata.category(ch) == "Cf" else ch for ch in value.strip())
+    if url_problem(link) is not None:
+        return None
+    if any(ch.isspace() or ord(ch) < 32 for ch in link) or len(link) > 2000:
+        return None
+    return link
+
+
+@given(
+    st.sampled_from(["https://a.example/", "http://b.example:8080/x?y=", "ftp://c/", ""]),
+    st.text(
+        st.characters(categories=["L", "N", "P", "S", "Zs", "Zl", "Zp", "Cc", "Cf"]),
+        max_size=30,
+    ),
+)
+def test_the_quick_path_for_printable_links_changes_no_answer(start: str, rest: str) -> None:
+    value = start + rest
+    assert safe_link(value) == (_safe_link_by_every_character(value) if value else None)

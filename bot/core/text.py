@@ -19,8 +19,9 @@ import html2text
 
 # Bump `_ALGORITHM` whenever the visible text or the hash over it changes form (the golden
 # fingerprints in tests/data fail until it is bumped and they are regenerated).
-# 1: the first form; 2: a blank line kept before headings and lists, table cells kept apart.
-_ALGORITHM = 2
+# 1: the first form; 2: a blank line kept before headings and lists, table cells kept apart;
+# 3: nothing escaped for Markdown (html2text wrote "1\." and "\-" at the start of a line).
+_ALGORITHM = 3
 FINGERPRINT_VERSION = f"{_ALGORITHM}/html2text-{'.'.join(map(str, html2text.__version__))}"
 
 # Bidirectional overrides and isolates can make a title render backwards; zero-width characters
@@ -31,19 +32,26 @@ _INVISIBLE = dict.fromkeys(
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
-_MARKDOWN_LINE_PREFIX = re.compile(r"^[ \t]*(?:#{1,6}\s+|[*+-]\s+|>\s*)", re.MULTILINE)
+# What html2text puts before headings, list items (its bullet is "*") and quotes.
+_MARKDOWN_LINE_PREFIX = re.compile(r"^[ \t]*(?:#{1,6}\s+|\*\s+|>\s*)", re.MULTILINE)
 # Latin sentences end at punctuation and a space; Chinese and Japanese ones at their full-width
-# punctuation, with no space after it (but not before a closing quote or bracket).
+# punctuation, with no space after it (after a closing quote or bracket that follows it); lines
+# end at a newline. Each match ends where a sentence does. The pattern starts with one set, so
+# `re` scans for those characters instead of trying each alternative at every position.
 _CJK_END, _CLOSING = "。！？", "」』）〕】”’"
 _SENTENCE_END = re.compile(
-    rf"(?<=[.!?…])\s+|(?<=[{_CJK_END}])(?![{_CLOSING}])\s*|(?<=[{_CJK_END}][{_CLOSING}])\s*|\n+"
+    rf"[.!?…{_CJK_END}\n](?:(?<=[.!?…])(?=\s)|(?<=[{_CJK_END}])[{_CLOSING}]?|(?<=\n))"
 )
 _NOT_A_WORD = re.compile(r"[\W_]+")
 
 
 class _Converter(html2text.HTML2Text):
-    """html2text, except that table cells stay apart: with `ignore_tables` it glues `A`,`B`
-    into `AB`."""
+    """html2text, except that table cells stay apart (with `ignore_tables` it glues `A`,`B`
+    into `AB`), and text is not escaped for Markdown: readers get plain text, where "1\\."
+    and "\\-" are noise."""
+
+    def handle_data(self, data: str, entity_char: bool = False) -> None:
+        super().handle_data(data, entity_char=True)  # the flag only turns the escaping off
 
     def handle_tag(self, tag: str, attrs: dict[str, str | None], start: bool) -> None:
         super().handle_tag(tag, attrs, start)
@@ -106,7 +114,12 @@ def _words(text: str) -> str:
 
 def sentences(text: str) -> list[str]:
     """Split visible text into sentences (and paragraph or list-item lines)."""
-    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
+    parts, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        parts.append(text[start : end.end()].strip())
+        start = end.end()
+    parts.append(text[start:].strip())
+    return [part for part in parts if part]
 
 
 def sentence_diff(old: str, new: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
@@ -124,6 +125,17 @@ def test_headings_lists_and_tables_keep_their_shape() -> None:
     assert html_to_text("<blockquote>Quoted.</blockquote><ol><li>x</li></ol>") == "Quoted.\n\n1. x"
 
 
+def test_text_is_plain_not_escaped_for_markdown() -> None:
+    """html2text escapes what Markdown would read as a list or a heading; a reader saw `1\\.`."""
+    html = (
+        "<p>1. First, then 2. second.</p><p>- A dash</p><p>+ A plus</p><p>a\\*b_c</p>"
+        "<ul><li>bullet</li></ul><p>* starred</p>"
+    )
+    assert html_to_text(html) == (
+        "1. First, then 2. second.\n\n- A dash\n\n+ A plus\n\na\\*b_c\n\nbullet\n\nstarred"
+    )
+
+
 def test_when_html2text_fails_tags_are_stripped_instead(monkeypatch: pytest.MonkeyPatch) -> None:
     def choke(_self: object, _html: str) -> str:
         raise AssertionError("html2text choked")
@@ -147,6 +159,17 @@ def test_sentences_split_after_cjk_and_latin_ends_and_drop_blank_lines() -> None
         "Five",
         "six",
     ]
+
+
+_SPLIT_BY_LOOKBEHINDS = re.compile(  # the first form of the rule, slower on long texts
+    r"(?<=[.!?…])\s+|(?<=[。！？])(?![」』）〕】”’])\s*|(?<=[。！？][」』）〕】”’])\s*|\n+"
+)
+
+
+@given(st.text(st.sampled_from("ab1 .!?…。！？」』）〕】”’\n\t\u3000「"), max_size=60))
+def test_sentences_end_where_the_lookbehind_rule_ends_them(value: str) -> None:
+    expected = [p.strip() for p in _SPLIT_BY_LOOKBEHINDS.split(value) if p and p.strip()]
+    assert sentences(value) == expected
 
 
 def test_same_words_ignores_spacing_punctuation_case_and_width() -> None:

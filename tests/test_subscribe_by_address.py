@@ -153,7 +153,7 @@ async def test_a_homepage_with_several_feeds_offers_a_button_each(
     assert set(feed_rows(bot)) == {"lumen"}  # nothing is added before a choice
     before = len(bot_api.texts(USER))
     await press(bot_api, buttons[1]["callback_data"], chat_id=USER)
-    await bot_api.wait_for(lambda: any("Subscribed" in t for t in bot_api.texts(USER)[before:]))
+    await bot_api.wait_for(lambda: any("Subscribed" in t for t in bot_api.shown(USER)[before:]))
     assert subscribed(bot) == {"multi-news"}
     assert feed_rows(bot)["multi-news"].added_by == USER
     # A forged token, or one from before a restart, is an expired button.
@@ -196,7 +196,7 @@ async def test_a_link_pasted_alone_gets_an_offer(
     assert set(feed_rows(bot)) == {"lumen"}
     before = len(bot_api.texts(USER))
     await press(bot_api, button["callback_data"], chat_id=USER)
-    await bot_api.wait_for(lambda: any("Subscribed" in t for t in bot_api.texts(USER)[before:]))
+    await bot_api.wait_for(lambda: any("Subscribed" in t for t in bot_api.shown(USER)[before:]))
     assert subscribed(bot) == {"pasted-blog"}
     # A watched feed's link subscribes with the /start button's data; plain text is ignored.
     await answer(bot_api, feeds.url("/feed/"))

@@ -32,6 +32,8 @@ _INVISIBLE = dict.fromkeys(
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
+# Whitespace at either end of any line: what str.strip() takes off each line.
+_LINE_EDGES = re.compile(r"^[^\S\n]+|[^\S\n]+$", re.MULTILINE)
 # What html2text puts before headings, list items (its bullet is "*") and quotes.
 _MARKDOWN_LINE_PREFIX = re.compile(r"^[ \t]*(?:#{1,6}\s+|\*\s+|>\s*)", re.MULTILINE)
 # Latin sentences end at punctuation and a space; Chinese and Japanese ones at their full-width
@@ -90,8 +92,7 @@ def normalize_text(text: str) -> str:
     text = unicodedata.normalize("NFC", text).translate(_INVISIBLE)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]", " ", text)
-    lines = [_SPACES.sub(" ", line).strip() for line in text.split("\n")]
-    text = "\n".join(lines)
+    text = _LINE_EDGES.sub("", _SPACES.sub(" ", text))  # on the whole text, not line by line
     return _BLANK_LINES.sub("\n\n", text).strip()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 
 import pytest
 from hypothesis import given
@@ -170,6 +171,20 @@ _SPLIT_BY_LOOKBEHINDS = re.compile(  # the first form of the rule, slower on lon
 def test_sentences_end_where_the_lookbehind_rule_ends_them(value: str) -> None:
     expected = [p.strip() for p in _SPLIT_BY_LOOKBEHINDS.split(value) if p and p.strip()]
     assert sentences(value) == expected
+
+
+def _normalized_line_by_line(value: str) -> str:
+    """normalize_text as first written: each line's spaces folded and stripped in a loop."""
+    value = unicodedata.normalize("NFC", value).translate(text_module._INVISIBLE)
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    value = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]", " ", value)
+    lines = [text_module._SPACES.sub(" ", line).strip() for line in value.split("\n")]
+    return text_module._BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+
+
+@given(st.text(st.sampled_from("ab \t\n\r\x0b\x1c\x85\xa0\u1680\u2000\u2028\u2029\u3000é\u0301")))
+def test_text_is_normalised_as_line_by_line(value: str) -> None:
+    assert normalize_text(value) == _normalized_line_by_line(value)
 
 
 def test_same_words_ignores_spacing_punctuation_case_and_width() -> None:

@@ -93,7 +93,7 @@ def _setup(workdir: Path, urls: list[str], *, chats_per_feed: int = 0, filler: i
     from bot.db import store
     from bot.db.engine import make_engine, transaction
     from bot.db.migrate import upgrade
-    from bot.runtime import make_fetcher
+    from bot.runtime import make_fetcher, settle_heap
     from bot.services.polling import Poller
 
     workdir.mkdir(parents=True, exist_ok=True)
@@ -114,6 +114,7 @@ def _setup(workdir: Path, urls: list[str], *, chats_per_feed: int = 0, filler: i
                 chat_id += 1
                 store.upsert_chat(session, chat_id=chat_id, type_="private", title="")
                 store.subscribe(session, chat_id=chat_id, feed_id=feed.id)
+    settle_heap()  # as `python -m bot run` does once it has started
     return Poller(engine, make_fetcher(settings), settings), engine
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import uuid
@@ -34,6 +35,15 @@ def make_fetcher(settings: Settings, resolver: Resolver = system_resolver) -> Fe
         resolver=resolver,
         max_connections=settings.poll_concurrency * 2,
     )
+
+
+def settle_heap() -> None:
+    """Start-up is over: what it built (modules, settings, compiled statements, the
+    application) lives as long as the process. Moved out of the garbage collector's sight, it is
+    not walked again by every full collection (one cost about 0.1 s of a 500-feed change
+    cycle; `bench/`). Garbage is collected first, so none of it is kept forever."""
+    gc.collect()
+    gc.freeze()
 
 
 def worker_identity() -> str:

@@ -132,3 +132,25 @@ async def test_kill_9_during_a_fanout_loses_nothing(
     if db_url.startswith("sqlite"):
         with engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+
+
+def test_start_up_collects_its_garbage_then_hides_the_rest_from_the_collector() -> None:
+    """`run_bot` calls `settle_heap` once started: garbage is freed first, never frozen."""
+    import gc
+    import weakref
+
+    from bot.runtime import settle_heap
+
+    class Node:
+        peer: object = None
+
+    cycle = Node()
+    cycle.peer = cycle  # only a collection frees a reference cycle
+    freed = weakref.ref(cycle)
+    del cycle
+    try:
+        settle_heap()
+        assert freed() is None
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

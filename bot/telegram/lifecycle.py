@@ -30,7 +30,7 @@ from bot.config import Settings, SettingsError
 from bot.db import store
 from bot.db.engine import transaction
 from bot.runlock import acquire_poller_lock
-from bot.runtime import make_fetcher, open_database
+from bot.runtime import make_fetcher, open_database, settle_heap
 from bot.telegram.app import build_application, startup
 from bot.telegram.loops import start_background, stop_background
 from bot.telegram.services import KEY
@@ -149,6 +149,7 @@ def run_bot(settings: Settings, *, updates: bool = True, webhook: bool = False) 
     )
     if settings.metrics_port:
         metrics.serve(settings.metrics_port)
+    settle_heap()
     return asyncio.run(
         serve(application, settings, updates=updates, webhook=webhook, outage=outage)
     )

@@ -10,8 +10,10 @@ command), returning value objects, never ORM rows.
 - `leases`: which process polls a feed or delivers to a chat
 - `state`: small cross-process facts
 - `budget`: the Telegram rate budget shared by every process (PostgreSQL)
+- `statements`: how the poll's hot path runs SQL (statements built once, with bind parameters)
 
-A new query goes in the module of the table it reads or writes, and is re-exported here.
+A new query goes in the module of the table it reads or writes, and is re-exported here; one
+that every poll runs is built once at import and run with `statements.run`.
 """
 
 from bot.db.store.budget import reserve

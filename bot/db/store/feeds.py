@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from bot.core.alerts import AlertStep
 from bot.core.decide import FeedIntent, FeedState, FeedStatus
-from bot.db.store.statements import run, table
+from bot.db.store.statements import columns, run, table
 from bot.db.tables import Delivery, Feed, FeedCategory, Item, Subscription
 
 
@@ -149,24 +149,10 @@ def move_feed(session: Session, *, slug: str, url: str, now: datetime) -> bool:
 # --- poll state ------------------------------------------------------------------------------
 
 _FEED = table(Feed)
-STATE_COLUMNS = tuple(
-    _FEED.c[name]
-    for name in (
-        "id",
-        "slug",
-        "url",
-        "title",
-        "etag",
-        "last_modified",
-        "trusted",
-        "body_hash",
-        "baseline_done",
-        "error_count",
-        "interval_seconds",
-        "ttl_seconds",
-        "failing_since",
-        "alert",
-    )
+STATE_COLUMNS = columns(
+    Feed,
+    "id slug url title etag last_modified trusted body_hash baseline_done error_count"
+    " interval_seconds ttl_seconds failing_since alert",
 )
 
 _ONE_STATE = sa_select(*STATE_COLUMNS).where(_FEED.c.id == bindparam("b_id"))

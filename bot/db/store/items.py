@@ -14,28 +14,14 @@ from sqlmodel import Session, col, select
 from bot.core.identity import identity_of
 from bot.core.model import Detection, Identity, ParsedFeed, ParsedItem, StoredItem
 from bot.core.text import FINGERPRINT_VERSION
-from bot.db.store.statements import run, table
+from bot.db.store.statements import columns, run, table
 from bot.db.tables import Delivery, FeedCategory, Item
 
 _ITEM = table(Item)
-_STORED = tuple(
-    _ITEM.c[name]
-    for name in (
-        "key",
-        "title",
-        "text",
-        "fingerprint",
-        "content_hash",
-        "fingerprint_version",
-        "link",
-        "published_at",
-        "canon_key",
-        "canon_link",
-        "canon_title",
-        "full",
-        "excerpt_hash",
-        "volatile",
-    )
+_STORED = columns(
+    Item,
+    "key title text fingerprint content_hash fingerprint_version link published_at canon_key"
+    " canon_link canon_title full excerpt_hash volatile",
 )
 
 # The statements every changed feed's poll runs, built once (see statements.py).
@@ -112,14 +98,15 @@ def identity_candidates(
     if not (keys or links or titles):
         return []
     ordered = [sorted(keys), sorted(links), sorted(titles)]
-    found: dict[str, Sequence[Any]] = {}
+    skip = set(present)
+    found: dict[str, StoredItem] = {}
     for start in range(0, max(map(len, ordered)), 500):  # bounded bind parameters
         chunks = [values[start : start + 500] for values in ordered]
         params = {"b_feed": feed_id, "b_ck": chunks[0], "b_cl": chunks[1], "b_ct": chunks[2]}
-        found.update((row[0], row) for row in run(session, _CANDIDATES, params))
-    rows = list(found.values())
-    skip = set(present)
-    return [_stored(row) for row in rows if row[0] not in skip]
+        for row in run(session, _CANDIDATES, params):
+            if row[0] not in skip:
+                found[row[0]] = _stored(row)
+    return list(found.values())
 
 
 def newest_stored(session: Session, *, feed_id: int) -> tuple[bool, datetime | None]:

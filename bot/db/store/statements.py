@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import CursorResult, Executable, Table
+from sqlalchemy import Column, CursorResult, Executable, Table
 from sqlmodel import Session, SQLModel
 
 
@@ -21,6 +21,12 @@ def table(model: type[SQLModel]) -> Table:
     found = model.__table__  # type: ignore[attr-defined]  # set by SQLModel for table=True
     assert isinstance(found, Table)
     return found
+
+
+def columns(model: type[SQLModel], names: str) -> tuple[Column[Any], ...]:
+    """The named columns (space-separated) of a model's Core table, in that order."""
+    found = table(model)
+    return tuple(found.c[name] for name in names.split())
 
 
 def run(

@@ -26,6 +26,7 @@ from bot.core.render import render_change, to_plain
 from bot.core.schedule import format_duration, parse_duration
 from bot.db import store
 from bot.db.engine import transaction
+from bot.db.reserve import freeing_write
 from bot.fetch import FetchError
 from bot.logs import RedactFilter, setup_logging
 from bot.runlock import acquire_poller_lock
@@ -182,9 +183,8 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.write(render_opml("Feedwatch feeds", feeds, created=utcnow()).decode())
         return 0
     if args.feed_command == "remove":
-        with transaction(engine) as session:
-            if not store.remove_feed(session, slug=args.slug):
-                raise CliError(f"no feed named {args.slug!r} (see `feed list`)")
+        if not freeing_write(engine, lambda s: store.remove_feed(s, slug=args.slug)):
+            raise CliError(f"no feed named {args.slug!r} (see `feed list`)")
         print(f"removed {args.slug}")
         return 0
     raise CliError(f"unknown feed action {args.feed_command}")

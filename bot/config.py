@@ -39,6 +39,8 @@ class Settings(BaseSettings):
     connect_timeout_seconds: float = Field(default=10.0, gt=0)
     poll_concurrency: int = Field(default=10, ge=1, le=200)
     prune_after_days: int = Field(default=90, ge=1)
+    # Stored items per feed: past this, the oldest absent from the feed are forgotten first.
+    max_items_per_feed: int = Field(default=500, ge=20)
     delivery_max_attempts: int = Field(default=8, ge=1)
     delivery_retry_seconds: float = Field(default=5.0, gt=0)
     lease_seconds: int = Field(default=120, ge=1)

@@ -25,6 +25,7 @@ import httpx
 from bot import __version__
 from bot.clock import utcnow
 from bot.core.decide import FetchResult
+from bot.core.discover import SNIFF_BYTES, looks_like_html
 from bot.core.urls import url_problem
 from bot.netguard import (
     ALLOWED_PORTS,
@@ -45,9 +46,32 @@ class FetchError(Exception):
     `blocked`: the SSRF guard refused the address; `slow`: the server did not answer in time
     (chats are told which, in their language, never the exception)."""
 
-    def __init__(self, message: str, *, blocked: bool = False, slow: bool = False) -> None:
+    def __init__(
+        self, message: str, *, blocked: bool = False, slow: bool = False, budget: bool = False
+    ) -> None:
         super().__init__(message)
-        self.blocked, self.slow = blocked, slow
+        self.blocked, self.slow, self.budget = blocked, slow, budget
+
+
+@dataclass
+class RequestBudget:
+    """How many requests (redirect hops included) one chat's errand may still make, and
+    whether a redirect may leave the site it started on (discovery's probes may not)."""
+
+    left: int
+    same_site: bool = False
+
+    def take(self, url: str, start: str) -> None:
+        if self.left <= 0:
+            raise FetchError("request budget used up", budget=True)
+        if self.same_site and site_of(url) != site_of(start):
+            raise FetchError(f"redirect to another site ({urlsplit(url).hostname})")
+        self.left -= 1
+
+
+def site_of(url: str) -> str:
+    """The host without `www.`: `example.org` and `www.example.org` are one site."""
+    return (urlsplit(url).hostname or "").removeprefix("www.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +130,12 @@ class Fetcher:
         etag: str | None = None,
         last_modified: str | None = None,
         trusted: bool = True,
+        page_bytes: int | None = None,
+        budget: RequestBudget | None = None,
     ) -> FetchResult:
-        """GET `url`; raises FetchError with a one-line reason on any transport-level failure."""
+        """GET `url`; raises FetchError with a one-line reason on any transport-level failure.
+        `page_bytes`: a body whose first bytes say it is a web page is cut at this many bytes
+        (someone's pasted link: its feed links are in the head). `budget`: counted per hop."""
         guarded = not (trusted or self.allow_private)
         client = self._guarded if guarded else self._trusted
         conditional = {}
@@ -117,7 +145,9 @@ class Fetcher:
             conditional["If-Modified-Since"] = last_modified
         try:
             async with asyncio.timeout(self.limits.total_timeout):
-                return await self._follow(client, url, conditional, guarded=guarded)
+                return await self._follow(
+                    client, url, conditional, guarded=guarded, page_bytes=page_bytes, budget=budget
+                )
         except TimeoutError:
             raise FetchError(
                 f"timed out after {self.limits.total_timeout:g} s", slow=True
@@ -126,16 +156,27 @@ class Fetcher:
             blocked = isinstance(exc.__cause__, BlockedAddressError)
             slow = isinstance(exc, httpx.TimeoutException)
             raise FetchError(describe_http_error(exc), blocked=blocked, slow=slow) from None
+        except zlib.error as exc:  # a corrupt gzip or deflate body is this feed's error only
+            raise FetchError(f"cannot decode body: {exc}"[:300]) from None
         except (httpx.InvalidURL, ValueError) as exc:
             raise FetchError(f"invalid URL: {exc}"[:300]) from None
 
     async def _follow(
-        self, client: httpx.AsyncClient, url: str, conditional: dict[str, str], *, guarded: bool
+        self,
+        client: httpx.AsyncClient,
+        url: str,
+        conditional: dict[str, str],
+        *,
+        guarded: bool,
+        page_bytes: int | None,
+        budget: RequestBudget | None,
     ) -> FetchResult:
         check_url(url, guarded=guarded)
         current = url
         all_permanent = True
         for _ in range(MAX_REDIRECTS + 1):
+            if budget is not None:
+                budget.take(current, url)
             async with client.stream("GET", current, headers=conditional) as response:
                 if response.status_code in _REDIRECTS:
                     target = response.headers.get("location")
@@ -148,7 +189,7 @@ class Fetcher:
                 headers = {k.lower(): v for k, v in response.headers.items()}
                 body = b""
                 if response.status_code == 200:
-                    body = await read_capped(response, self.limits.max_bytes)
+                    body = await read_capped(response, self.limits.max_bytes, page_bytes)
                 return FetchResult(
                     status=response.status_code,
                     url=current,
@@ -176,10 +217,13 @@ def check_url(url: str, *, guarded: bool = False) -> None:
         )
 
 
-async def read_capped(response: httpx.Response, limit: int) -> bytes:
-    """Read the raw stream and decode it here, refusing to produce more than `limit` bytes."""
+async def read_capped(response: httpx.Response, limit: int, page_bytes: int | None = None) -> bytes:
+    """Read the raw stream and decode it here, refusing to produce more than `limit` bytes.
+    With `page_bytes`, a body whose first bytes show a web page is cut at that many bytes."""
     coding = response.headers.get("content-encoding", "").strip().lower()
     decoder = _decoder_for(coding)
+    cap = _Cap(limit, page_bytes, response.headers.get("content-type", ""))
+    cap.what = "body" if decoder is None else "decompressed body"
     out = bytearray()
     raw_seen = 0
     async for chunk in response.aiter_raw():
@@ -192,16 +236,38 @@ async def read_capped(response: httpx.Response, limit: int) -> bytes:
             data = chunk
             while data:
                 out += decoder.decompress(data, limit - len(out) + 1)
-                if len(out) > limit:
-                    raise FetchError(f"decompressed body larger than {limit} bytes")
+                if cap.reached(out):
+                    return bytes(out[: cap.cut])
                 data = decoder.unconsumed_tail
-        if len(out) > limit:
-            raise FetchError(f"body larger than {limit} bytes")
+        if cap.reached(out):
+            return bytes(out[: cap.cut])
     if decoder is not None:
         out += decoder.flush()
-        if len(out) > limit:
-            raise FetchError(f"decompressed body larger than {limit} bytes")
+        if cap.reached(out):
+            return bytes(out[: cap.cut])
     return bytes(out)
+
+
+class _Cap:
+    """The body's limit: an error past `limit`; for a web page (`page_bytes`, sniffed from
+    the first bytes), a cut at `page_bytes` instead."""
+
+    def __init__(self, limit: int, page_bytes: int | None, content_type: str) -> None:
+        self.limit, self.page_bytes, self.content_type = limit, page_bytes, content_type
+        self.cut: int | None = None
+        self.what = "body"
+
+    def reached(self, out: bytearray) -> bool:
+        """True when reading should stop here and keep `out[:cut]`; raises past the limit."""
+        if self.page_bytes is not None and self.cut is None and len(out) >= SNIFF_BYTES:
+            if looks_like_html(bytes(out[:SNIFF_BYTES]), self.content_type):
+                self.cut = min(self.page_bytes, self.limit)
+            self.page_bytes = None  # sniffed once
+        if self.cut is not None and len(out) >= self.cut:
+            return True
+        if len(out) > self.limit:
+            raise FetchError(f"{self.what} larger than {self.limit} bytes")
+        return False
 
 
 def _decoder_for(coding: str) -> zlib._Decompress | None:

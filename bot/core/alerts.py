@@ -23,6 +23,12 @@ class AlertKind(StrEnum):
     GONE = "gone"
     MOVED = "moved"
     RECOVERED = "recovered"
+    CHURNING = "churning"  # core/churn.py: said once when the habit is established
+
+
+# A feed whose redirects go back and forth (or that moves again and again) is announced at most
+# once in this long: the "moved" state outlives the healthy polls in between.
+MOVED_QUIET = timedelta(days=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +53,15 @@ def alert_step(feed: FeedState, intent: FeedIntent, threshold: timedelta) -> Ale
     if intent.new_url:
         send = AlertKind.MOVED if feed.alert != AlertKind.MOVED else None
         return AlertStep(AlertKind.MOVED, None, send)
+    if feed.alert == AlertKind.MOVED and recently(feed, now):
+        return AlertStep(AlertKind.MOVED, None)
     send = AlertKind.RECOVERED if feed.alert in (AlertKind.FAILING, AlertKind.GONE) else None
     return AlertStep(None, None, send)
+
+
+def recently(feed: FeedState, now: datetime) -> bool:
+    """Operators were told about this feed less than `MOVED_QUIET` ago."""
+    return feed.alerted_at is not None and now - feed.alerted_at < MOVED_QUIET
 
 
 _TEXTS = {
@@ -60,6 +73,10 @@ _TEXTS = {
     ),
     AlertKind.MOVED: N_("➡️ Feed <b>{title}</b> (<code>{slug}</code>) moved permanently to {url}."),
     AlertKind.RECOVERED: N_("✅ Feed <b>{title}</b> (<code>{slug}</code>) works again."),
+    AlertKind.CHURNING: N_(
+        "🔁 Feed <b>{title}</b> (<code>{slug}</code>) gives its posts new identities on every "
+        "poll. It keeps only its newest posts and is now polled at most once an hour."
+    ),
 }
 
 

@@ -50,11 +50,21 @@ class FetchResult:
 
     @property
     def etag(self) -> str | None:
-        return self.headers.get("etag")
+        return _bounded(self.headers.get("etag"), MAX_ETAG_CHARS)
 
     @property
     def last_modified(self) -> str | None:
-        return self.headers.get("last-modified")
+        return _bounded(self.headers.get("last-modified"), MAX_LAST_MODIFIED_CHARS)
+
+
+# Validators longer than these are nobody's real ones (a date is 29 characters): they are not
+# kept, so one feed's hostile header can never fail the batch write of every quiet poll.
+MAX_ETAG_CHARS = 1024
+MAX_LAST_MODIFIED_CHARS = 256
+
+
+def _bounded(value: str | None, limit: int) -> str | None:
+    return value if value is not None and len(value) <= limit else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +85,10 @@ class FeedState:
     ttl_seconds: int | None = None  # its RSS <ttl>, read at the last parse
     failing_since: datetime | None = None  # the first failed poll of the current failure
     alert: str | None = None  # what operators were last told (core/alerts.py)
+    alerted_at: datetime | None = None  # and when
+    churn_polls: int | None = (
+        None  # consecutive polls that stored every item as new (core/churn.py)
+    )
 
     @property
     def validators(self) -> tuple[str | None, str | None]:

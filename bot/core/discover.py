@@ -64,10 +64,27 @@ class _LinkFinder(HTMLParser):
         self.handle_starttag(tag, attrs)
 
 
+SNIFF_BYTES = 1024  # what a document's first bytes must say about it
+_FEED_ROOTS = (b"<rss", b"<feed", b"<rdf:rdf")
+
+
 def looks_like_html(body: bytes, content_type: str = "") -> bool:
-    """A web page rather than a feed: by its media type, or by how it starts."""
-    head = body[:1024].lower()
-    return "html" in content_type.lower() or b"<html" in head or b"<!doctype html" in head
+    """A web page rather than a feed, judged by its first bytes before its media type: many
+    servers label feeds `text/html`, and an XHTML page starts with `<?xml` like a feed. Only
+    this much is read before anything is parsed (a page may be 10 MB of markup)."""
+    head = body[:SNIFF_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if head.startswith((b"{", b"[")):
+        return False  # JSON: a JSON Feed or nothing
+    page = _first(head, (b"<html", b"<!doctype html"))
+    feed = _first(head, _FEED_ROOTS)
+    if feed >= 0 and (page < 0 or feed < page):
+        return False
+    return page >= 0 or "html" in content_type.lower()
+
+
+def _first(head: bytes, marks: tuple[bytes, ...]) -> int:
+    """Where the first of `marks` starts in `head`, or -1."""
+    return min((i for i in (head.find(mark) for mark in marks) if i >= 0), default=-1)
 
 
 def feed_links(page: bytes, page_url: str) -> list[FeedLink]:
@@ -77,7 +94,9 @@ def feed_links(page: bytes, page_url: str) -> list[FeedLink]:
     to a blog want its posts (WordPress announces both on every page).
     """
     finder = _LinkFinder()
-    finder.feed(page[:MAX_PAGE_BYTES].decode("utf-8", "replace"))
+    head = page[:MAX_PAGE_BYTES]
+    body_at = head.lower().find(b"<body")
+    finder.feed(head[: body_at if body_at >= 0 else None].decode("utf-8", "replace"))
     base = urljoin(page_url, finder.base or "")
     found: list[FeedLink] = []
     seen: set[str] = set()

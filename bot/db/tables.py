@@ -60,6 +60,9 @@ class Feed(SQLModel, table=True):
     # Operator alerts (core/alerts.py): since when it fails, and what operators were told.
     failing_since: datetime | None = None
     alert: str | None = Field(default=None, max_length=16)
+    alerted_at: datetime | None = None  # when operators were last told (moved: once a day)
+    # Consecutive polls that stored (almost) every item as new (core/churn.py).
+    churn_polls: int | None = None
     baseline_done: bool = False
     # The user who added it from a chat (MAX_FEEDS_PER_USER); None: an operator or the CLI.
     added_by: int | None = Field(

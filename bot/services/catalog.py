@@ -1,5 +1,5 @@
 """The catalog of watched feeds: add one (fetch once, store a silent baseline), import an OPML
-list, move a feed to a new address. Removing is a single storage call (`store.remove_feed`)."""
+list, move a feed to a new address, remove one (even on a full disk: `db.reserve`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from bot.core.parse import read_feed
 from bot.core.urls import shown_url, url_problem
 from bot.db import store
 from bot.db.engine import transaction
-from bot.fetch import FetchError
+from bot.db.reserve import freeing_write
+from bot.fetch import FetchError, RequestBudget
+from bot.services.cpu import parse_off_loop
 from bot.services.polling import Poller, PollOutcome
 
 SLUG_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
@@ -128,14 +130,31 @@ class Catalog:
 
         await asyncio.to_thread(move)
 
-    async def fetch_page(self, url: str, *, trusted: bool) -> FetchResult:
-        """GET a URL someone sent: http(s) and answering 200 (a feed or a web page)."""
+    async def remove_feed(self, slug: str) -> bool:
+        """Stop watching a feed; False if there is none by that name."""
+        engine = self.poller.engine
+        return await asyncio.to_thread(
+            freeing_write, engine, lambda s: store.remove_feed(s, slug=slug)
+        )
+
+    async def fetch_page(
+        self,
+        url: str,
+        *,
+        trusted: bool,
+        page_bytes: int | None = None,
+        budget: RequestBudget | None = None,
+    ) -> FetchResult:
+        """GET a URL someone sent: http(s) and answering 200 (a feed or a web page).
+        `page_bytes` and `budget` bound a search (`Fetcher.fetch`)."""
         url = url.strip()
         shown = shown_url(url, operator=True)  # errors never repeat a password
         if url_problem(url) is not None:
             raise FeedAddError(f"not an http(s) URL: {shown[:200]!r}", "address")
         try:
-            result = await self.poller.fetcher.fetch(url, trusted=trusted)
+            result = await self.poller.fetcher.fetch(
+                url, trusted=trusted, page_bytes=page_bytes, budget=budget
+            )
         except FetchError as exc:
             kind = "blocked" if exc.blocked else "slow" if exc.slow else "unreachable"
             raise FeedAddError(f"cannot fetch {shown}: {exc}", kind) from None
@@ -147,7 +166,7 @@ class Catalog:
         """A URL someone wants watched: http(s), answers 200, and the body is a feed."""
         result = await self.fetch_page(url, trusted=trusted)
         try:
-            raw = await asyncio.to_thread(read_feed, result.body, result.headers)
+            raw = await parse_off_loop(read_feed, result.body, result.headers)
         except NotAFeed as exc:
             shown = shown_url(url, operator=True)
             raise FeedAddError(f"{shown} is {exc}", "not_feed") from None

@@ -2,15 +2,21 @@
 links to feeds? (The rules for reading a page are pure, in `bot.core.discover`.)
 
 Every fetch goes through the catalog with `trusted=False`, so through the SSRF guard: a page
-cannot point the bot at a private address, however it links.
+cannot point the bot at a private address, however it links. One search is bounded in every
+way a pasted link could make it costly: at most one per person and `OVERALL` at a time, a page
+read only up to `PAGE_BYTES` once its first bytes show HTML (and never handed to feedparser),
+parsing in its own pool (`cpu`), `MAX_REQUESTS` requests, no redirect to another site while
+probing guessed paths, and a time budget for the whole search.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Hashable
+from dataclasses import dataclass, field
 
 from sqlmodel import Session
 
@@ -29,10 +35,40 @@ from bot.core.parse import read_feed
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.store import FeedView
+from bot.fetch import RequestBudget
 from bot.services.catalog import Catalog, FeedAddError
+from bot.services.cpu import parse_off_loop
 
 log = logging.getLogger(__name__)
-DISCOVERY_SECONDS = 60.0  # no new candidate is fetched after this (each fetch has its own limit)
+# No new candidate is fetched after this: what was found by then is the answer. The whole
+# search (every fetch and parse) is stopped this long plus one fetch's time limit after it began.
+DISCOVERY_SECONDS = 60.0
+PAGE_BYTES = 512 * 1024  # of a web page: its feed links are in the head
+MAX_REQUESTS = 16  # per search, redirect hops included (a page's 6 links, 14 guessed paths)
+OVERALL = 3  # searches at a time for the whole bot
+
+
+@dataclass
+class DiscoveryGate:
+    """At most one search per person (or anonymous admin's chat) and `overall` at a time;
+    a person's second link while the first is searched is refused, not queued."""
+
+    overall: int = OVERALL
+    _busy: set[Hashable] = field(default_factory=set)
+    _slots: asyncio.Semaphore | None = None
+
+    @contextlib.asynccontextmanager
+    async def enter(self, who: Hashable) -> AsyncIterator[None]:
+        if who in self._busy:
+            raise FeedAddError("a search for this person is running", "busy")
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.overall)
+        self._busy.add(who)
+        try:
+            async with self._slots:
+                yield
+        finally:
+            self._busy.discard(who)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,41 +87,67 @@ class Discovery:
     """Turns an address into the feeds it stands for; raises `FeedAddError` (its `kind` says
     what to tell the chat) when there are none."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, gate: DiscoveryGate | None = None) -> None:
         self.catalog = catalog
+        self.gate = gate or DiscoveryGate()
 
     async def watched(self, text: str) -> Option | None:
         """The watched feed at this address (normalised), without fetching anything."""
         return _known(await self._watched(), with_scheme(text))
 
-    async def find(self, text: str) -> list[Option]:
+    async def find(self, text: str, who: Hashable = None) -> list[Option]:
         """The feeds an address stands for: a watched feed (by the address or where it
-        redirects), the feed it is, or the feeds its page links to (else the usual paths)."""
+        redirects), the feed it is, or the feeds its page links to (else the usual paths).
+        `who`: the person asking, for the one-search-at-a-time rule."""
         url = with_scheme(text)
         watched = await self._watched()
         known = _known(watched, url)
         if known is not None:
             return [known]
-        result = await self.catalog.fetch_page(url, trusted=False)
+        budget = DISCOVERY_SECONDS + self.catalog.poller.settings.fetch_timeout_seconds
+        async with self.gate.enter(who):
+            try:
+                async with asyncio.timeout(budget):
+                    return await self._search(url, watched)
+            except TimeoutError:
+                log.info("discovery: %s took over %.0f s: stopped", redact_urls(url), budget)
+                raise FeedAddError(f"searching {redact_urls(url)} took too long", "slow") from None
+
+    async def _search(self, url: str, watched: dict[str, FeedView]) -> list[Option]:
+        budget = RequestBudget(MAX_REQUESTS)
+        result = await self._fetch(url, budget)
         known = _known(watched, result.url)
         if known is not None:
             return [known]
-        feed = await self._as_feed(result)
+        page = looks_like_html(result.body, result.headers.get("content-type", ""))
+        feed = None if page else await self._as_feed(result)
         if feed is not None:
             return [Option(result.url, feed.title or "", result=result, raw=feed)]
-        if not looks_like_html(result.body, result.headers.get("content-type", "")):
+        if not page:
             raise FeedAddError(f"{redact_urls(url)} is neither a feed nor a web page", "not_feed")
-        links = feed_links(result.body, result.url)
-        options = await self._try(links_or_paths(links, result.url), watched, first=not links)
+        links = await parse_off_loop(feed_links, result.body, result.url)
+        probes = links_or_paths(links, result.url)
+        options = await self._try(probes, watched, budget, first=not links)
         if not options:
             raise FeedAddError(f"{redact_urls(url)} links to no feed", "no_feed")
         return options
 
+    async def _fetch(self, url: str, budget: RequestBudget) -> FetchResult:
+        return await self.catalog.fetch_page(
+            url, trusted=False, page_bytes=PAGE_BYTES, budget=budget
+        )
+
     async def _try(
-        self, urls: list[tuple[str, str]], watched: dict[str, FeedView], *, first: bool
+        self,
+        urls: list[tuple[str, str]],
+        watched: dict[str, FeedView],
+        budget: RequestBudget,
+        *,
+        first: bool,
     ) -> list[Option]:
         """Fetch each candidate (in turn: one site, politely); keep those that are feeds.
-        `first`: guessed paths stop at the first hit (`/feed/` and `/rss.xml` are one feed)."""
+        `first`: guessed paths stop at the first hit (`/feed/` and `/rss.xml` are one feed),
+        and may not redirect to another site."""
         options: list[Option] = []
         refused: FeedAddError | None = None
         deadline = time.monotonic() + DISCOVERY_SECONDS
@@ -93,20 +155,25 @@ class Discovery:
             if time.monotonic() > deadline:  # a slow site: what was found by now is the answer
                 log.info("discovery: stopped after %s s", DISCOVERY_SECONDS)
                 break
+            if budget.left <= 0:
+                log.info("discovery: stopped after %d requests", MAX_REQUESTS)
+                break
             known = _known(watched, url)
             if known is not None:
                 options.append(known)
                 if first:
                     break
                 continue
+            budget.same_site = first
             try:
-                result = await self.catalog.fetch_page(url, trusted=False)
+                result = await self._fetch(url, budget)
             except FeedAddError as exc:
                 log.info("discovery: %s", redact_urls(str(exc)))
                 refused = exc if exc.kind == "blocked" else refused
                 continue
             known = _known(watched, result.url)  # it redirects to a watched feed
-            raw = None if known is not None else await self._as_feed(result)
+            page = looks_like_html(result.body, result.headers.get("content-type", ""))
+            raw = None if known is not None or page else await self._as_feed(result)
             if raw is not None:
                 known = Option(result.url, raw.title or title, result=result, raw=raw)
             if known is not None:
@@ -119,7 +186,7 @@ class Discovery:
 
     async def _as_feed(self, result: FetchResult) -> RawFeed | None:
         try:
-            return await asyncio.to_thread(read_feed, result.body, result.headers)
+            return await parse_off_loop(read_feed, result.body, result.headers)
         except NotAFeed:
             return None
 

@@ -22,7 +22,8 @@ from sqlmodel import Session
 from bot import metrics
 from bot.clock import Clock, utcnow
 from bot.config import Settings
-from bot.core.alerts import AlertStep, alert_step
+from bot.core.alerts import AlertKind, AlertStep, alert_step
+from bot.core.churn import churn_step, slowed_pace
 from bot.core.decide import (
     FeedIntent,
     FeedState,
@@ -41,7 +42,9 @@ from bot.core.schedule import next_check
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.engine import transaction, writer
+from bot.db.reserve import disk_full, keep_reserve
 from bot.fetch import Fetcher, FetchError
+from bot.services.cpu import parse_off_loop
 from bot.services.outbox import FLOOD, plan_alert, plan_changes
 
 log = logging.getLogger(__name__)
@@ -108,11 +111,15 @@ class Poller:
         self.settings = settings
         self.clock = clock
         self.owner = owner
+        self._full_said = False  # a full disk is said once per cycle, not once per feed
 
     async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
         started = time.monotonic()
         gate = asyncio.Semaphore(self.settings.poll_concurrency)
         quiet: list[QuietPoll] = []
+        self._full_said = False
+        if not dry_run:
+            await asyncio.to_thread(keep_reserve, self.engine)
 
         async def bounded(feed: FeedState) -> PollOutcome:
             async with gate:
@@ -172,9 +179,18 @@ class Poller:
             outcome = PollOutcome(feed.slug, intent.kind, feed_title=feed.title)
         else:
             try:
-                outcome = await asyncio.to_thread(self._apply, feed.id, result, dry_run)
+                raw = await parsed(result) if intent.parse else None
+                outcome = await asyncio.to_thread(self._apply, feed.id, result, dry_run, raw)
             except Exception as exc:  # a bug or a database fault must not stop the other feeds
-                log.exception("feed %s: could not store the poll result", feed.slug)
+                if not disk_full(exc):
+                    log.exception("feed %s: could not store the poll result", feed.slug)
+                elif not self._full_said:
+                    self._full_said = True
+                    log.error(
+                        "the database's disk is full: poll results are not stored (feed %s "
+                        "and others); they are polled again when space returns",
+                        feed.slug,
+                    )
                 return PollOutcome(feed.slug, PollKind.ERROR, error=f"internal error: {exc}")
         if outcome.error:
             log.warning("feed %s: %s", feed.slug, outcome.error)
@@ -185,30 +201,40 @@ class Poller:
         return outcome
 
     def _record_quiet(self, quiet: list[QuietPoll], *, cycle_finished: bool = False) -> None:
-        """One transaction for every feed that answered 304 or the same body."""
+        """One transaction for every feed that answered 304 or the same body. Should the batch
+        fail, each feed is written alone: one feed's fault stays that feed's."""
         now = self.clock()
-        with transaction(self.engine) as session:
-            store.mark_feeds_checked(
-                session,
-                feed_ids=[q.feed_id for q in quiet],
-                now=now,
-                next_check_at={q.feed_id: next_check(now, q.intent.pace_seconds) for q in quiet},
-                validators={
-                    q.feed_id: (q.intent.etag, q.intent.last_modified)
-                    for q in quiet
-                    if q.intent.validators_changed
-                },
-            )
-            if cycle_finished:
-                store.set_state(session, key=LAST_CYCLE_KEY, value=now.isoformat(), now=now)
+        try:
+            with transaction(self.engine) as session:
+                _mark_quiet(session, quiet, now)
+                if cycle_finished:
+                    store.set_state(session, key=LAST_CYCLE_KEY, value=now.isoformat(), now=now)
+            return
+        except Exception as exc:
+            if disk_full(exc) or len(quiet) <= 1:
+                raise
+            log.warning("quiet polls: the batch write failed (%s); writing each feed alone", exc)
+        for one in quiet:
+            try:
+                with transaction(self.engine) as session:
+                    _mark_quiet(session, [one], now)
+            except Exception as exc:
+                first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                log.error("feed #%d: could not record its quiet poll: %s", one.feed_id, first)
 
-    def _apply(self, feed_id: int, result: FetchResult | str, dry_run: bool) -> PollOutcome:
+    def _apply(
+        self,
+        feed_id: int,
+        result: FetchResult | str,
+        dry_run: bool,
+        raw: RawFeed | NotAFeed | None = None,
+    ) -> PollOutcome:
         """Decide again on the feed's current row, then store it all in one transaction."""
         with Session(writer(self.engine), expire_on_commit=False) as session:
             found = store.feed_snapshots(session, feed_id=feed_id)
             if not found:
                 return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
-            outcome = self.apply(session, found[0], result)
+            outcome = self.apply(session, found[0], result, raw)
             if dry_run:
                 session.rollback()
             else:
@@ -220,10 +246,25 @@ class Poller:
         session: Session,
         feed: FeedState,
         result: FetchResult | str,
-        raw: RawFeed | None = None,
+        raw: RawFeed | NotAFeed | None = None,
     ) -> PollOutcome:
-        """decide → (parse → detect → store items and outbox) → write the feed's intent."""
+        """decide → (parse → detect → store items and outbox) → write the feed's intent.
+        `raw`: the body already parsed (in the parsing pool), or why it is not a feed."""
         return apply_result(session, feed, result, self.clock(), self.settings, raw)
+
+
+def _mark_quiet(session: Session, quiet: list[QuietPoll], now: datetime) -> None:
+    store.mark_feeds_checked(
+        session,
+        feed_ids=[q.feed_id for q in quiet],
+        now=now,
+        next_check_at={q.feed_id: next_check(now, q.intent.pace_seconds) for q in quiet},
+        validators={
+            q.feed_id: (q.intent.etag, q.intent.last_modified)
+            for q in quiet
+            if q.intent.validators_changed
+        },
+    )
 
 
 def apply_result(
@@ -232,18 +273,20 @@ def apply_result(
     result: FetchResult | str,
     now: datetime,
     settings: Settings,
-    raw: RawFeed | None = None,
+    raw: RawFeed | NotAFeed | None = None,
 ) -> PollOutcome:
     """One feed's poll result, stored in the caller's transaction."""
     interval = settings.poll_interval_seconds
     intent = decide(feed, result, now, interval)
     changes: tuple[Change, ...] = ()
-    items, title = 0, None
+    items, title, churn, inserted = 0, None, None, 0
     if intent.new_url:
         log.info("feed %s: moved permanently to %s", feed.slug, redact_urls(intent.new_url))
     if intent.parse:
         assert isinstance(result, FetchResult)
         try:
+            if isinstance(raw, NotAFeed):
+                raise raw
             raw = raw or read_feed(result.body, result.headers)
         except NotAFeed as exc:
             intent = failed(feed, str(exc), now, feed.interval_seconds or interval)
@@ -253,17 +296,51 @@ def apply_result(
             intent = after_parse(intent, feed, result, raw.ttl_seconds, interval)
             if raw.title and (not feed.title or feed.title == feed.slug):
                 title = raw.title
-            changes, items = store_items(session, feed, title or feed.title, raw, now, settings)
+            changes, items, inserted = store_items(
+                session, feed, title or feed.title, raw, now, settings
+            )
+            churn = churn_step(feed.churn_polls or 0, inserted if feed.baseline_done else 0, items)
     step = alert_step(feed, intent, timedelta(seconds=settings.feed_alert_after_seconds))
-    store.apply_intent(session, feed_id=feed.id, intent=intent, title=title, alert=step)
+    if churn is not None and churn.slowed:
+        pace = slowed_pace(intent.pace_seconds)
+        intent = replace(intent, next_check_at=next_check(now, pace), pace_seconds=pace)
+    store.apply_intent(
+        session,
+        feed_id=feed.id,
+        intent=intent,
+        title=title,
+        alert=step,
+        churn_polls=churn.polls if churn is not None else None,
+    )
     if step.send is not None:
         alert_operators(session, feed, intent, step, settings.bot_admin_ids)
+    if churn is not None and churn.alert:
+        log.warning(
+            "feed %s: %d of %d items new again in %d polls in a row: churning identities; "
+            "polled every %.0f s from now on",
+            feed.slug,
+            inserted,
+            items,
+            churn.polls,
+            intent.pace_seconds,
+        )
+        told = replace(step, send=AlertKind.CHURNING)
+        alert_operators(session, feed, intent, told, settings.bot_admin_ids)
     kind = intent.kind
     if kind is PollKind.CHANGED and not changes:
         kind = PollKind.UNCHANGED
     return PollOutcome(
         feed.slug, kind, changes, intent.error, items, feed_title=title or feed.title
     )
+
+
+async def parsed(result: FetchResult | str) -> RawFeed | NotAFeed:
+    """The fetched body read as a feed in the parsing pool (or why it is not one)."""
+    assert isinstance(result, FetchResult)
+    try:
+        return await parse_off_loop(read_feed, result.body, result.headers)
+    except NotAFeed as exc:
+        return exc
 
 
 def alert_operators(
@@ -278,15 +355,17 @@ def alert_operators(
 
 def store_items(
     session: Session, feed: FeedState, title: str, raw: RawFeed, now: datetime, settings: Settings
-) -> tuple[tuple[Change, ...], int]:
+) -> tuple[tuple[Change, ...], int, int]:
     """Reconcile unseen keys, detect against the stored items, save them, queue the outbox
-    rows, prune old items; one log line says what was absorbed instead of announced."""
+    rows, prune old and surplus items; one log line says what was absorbed instead of
+    announced. Returns the changes, the document's items and how many were inserted."""
     stored = store.stored_items(session, feed_id=feed.id, keys=[e.key for e in raw.entries])
     rekeys = _rekey(session, feed, raw, stored) if feed.baseline_done else []
     has_stored, newest = bool(stored), None
     if feed.baseline_done and not stored:  # nothing in this document is known: look wider
         has_stored, newest = store.newest_stored(session, feed_id=feed.id)
     parsed = finish_feed(raw, stored)
+    inserted = sum(1 for item in parsed.items if item.key not in stored)
     detection = detect(
         parsed,
         stored,
@@ -316,9 +395,13 @@ def store_items(
             )
         store.enqueue(session, rows=rows)
     store.prune_items(
-        session, feed_id=feed.id, unseen_since=now - timedelta(days=settings.prune_after_days)
+        session,
+        feed_id=feed.id,
+        unseen_since=now - timedelta(days=settings.prune_after_days),
+        keep=settings.max_items_per_feed,
+        seen_at=now,
     )
-    return detection.changes, len(parsed.items)
+    return detection.changes, len(parsed.items), inserted
 
 
 def _rekey(

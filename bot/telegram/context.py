@@ -39,6 +39,19 @@ def esc(value: object) -> str:
     return html.escape(str(value), quote=False)
 
 
+def actor_of(update: Update | None) -> int | None:
+    """Who asks, for per-person limits (the command throttle, MAX_FEEDS_PER_USER, one search at
+    a time). A message sent on behalf of a chat (an anonymous admin, whose user is the same
+    GroupAnonymousBot in every group, or a channel) counts for that chat, not for that user."""
+    if update is None:
+        return None
+    message = update.effective_message
+    if update.callback_query is None and message is not None and message.sender_chat is not None:
+        return message.sender_chat.id
+    user = update.effective_user
+    return user.id if user is not None else None
+
+
 class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
     """A `CallbackContext` that knows its update, so the checks need no arguments."""
 
@@ -83,6 +96,11 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
         message = self.event.effective_message if self.event else None
         parts = ((message.text if message else None) or "").split(maxsplit=1)
         return parts[1].strip() if len(parts) > 1 else ""
+
+    @property
+    def actor_id(self) -> int | None:
+        """The person (or the chat an anonymous admin speaks for) behind this update."""
+        return actor_of(self.event)
 
     @property
     def client_language(self) -> str:
@@ -159,7 +177,7 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
             return problem is None
         if await self.is_admin():
             return True
-        key = (chat.id if chat else 0, user.id if user else 0)
+        key = (chat.id if chat else 0, self.actor_id or 0)
         if self.svc.guard.refusals.first(key):
             await self.reply((await self.tr()).gettext(texts.ADMINS_ONLY))
         return False
@@ -209,20 +227,20 @@ async def throttle(update: Update, context: Context) -> None:
     """Runs before every handler (group -2): a user over the command rate gets one "slow
     down", then silence until the window has room again. A private chat's text counts too (a
     pasted link makes the bot fetch)."""
-    user = update.effective_user
+    actor = actor_of(update)
     message = update.effective_message
     private = update.effective_chat is not None and update.effective_chat.type == ChatType.PRIVATE
     text = (message.text or "") if message is not None else ""
     is_command = text.startswith("/") or (private and bool(text))
     document = message is not None and message.document is not None
-    if user is None or not (is_command or update.callback_query or document):
+    if actor is None or not (is_command or update.callback_query or document):
         return
-    verdict = context.svc.guard.users.check(user.id)
+    verdict = context.svc.guard.users.check(actor)
     if verdict is Verdict.ALLOW:
         return
     if verdict is Verdict.WARN:
         limit = context.svc.settings.commands_per_minute
-        log.info("user %s is over %s commands a minute; ignoring for now", user.id, limit)
+        log.info("user %s is over %s commands a minute; ignoring for now", actor, limit)
         text = translator(context.client_language).gettext(texts.SLOW_DOWN)
         if update.callback_query is not None:
             await update.callback_query.answer(text)

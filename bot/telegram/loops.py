@@ -16,6 +16,7 @@ from telegram.ext import Application
 
 from bot import metrics
 from bot.db import store
+from bot.db.reserve import disk_full
 from bot.services.digests import run_digests
 from bot.telegram.services import KEY, Services
 
@@ -58,14 +59,22 @@ async def stop_background(svc: Services) -> None:
 
 async def _poll_loop(svc: Services) -> None:
     tick = poll_tick_seconds(svc.settings.poll_interval_seconds)
+    full = False  # the disk is full: said once, and once more when space returns
     while True:
         try:
             report = await svc.poller.poll_due()
             digests = await asyncio.to_thread(run_digests, svc.engine)
             if report.new or report.edited or digests:
                 svc.wake.set()
-        except Exception:  # keep polling whatever happened in one cycle
-            log.exception("poll cycle failed")
+            if full:
+                log.warning("the database accepts writes again: polling resumed")
+                full = False
+        except Exception as exc:  # keep polling whatever happened in one cycle
+            if not disk_full(exc):
+                log.exception("poll cycle failed")
+            elif not full:
+                full = True
+                log.error("the database's disk is full: polling waits until space returns")
         await asyncio.sleep(tick)
 
 

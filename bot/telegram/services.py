@@ -16,6 +16,7 @@ from bot.config import Settings
 from bot.db.engine import transaction
 from bot.services.catalog import Catalog
 from bot.services.delivery import Deliverer
+from bot.services.discovery import DiscoveryGate
 from bot.services.polling import Poller
 from bot.telegram.guard import Guard
 from bot.telegram.offers import Offers
@@ -36,6 +37,7 @@ class Services:
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     jobs: set[asyncio.Task[None]] = field(default_factory=set)  # fetches for chats in progress
     offers: Offers = field(default_factory=Offers)  # feeds offered under buttons
+    searches: DiscoveryGate = field(default_factory=DiscoveryGate)  # pasted links being read
 
     @property
     def catalog(self) -> Catalog:

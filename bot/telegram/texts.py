@@ -142,6 +142,7 @@ FEED_ERRORS = {
     "slug": N_("That feed name is taken or not valid (1–64 lowercase letters, digits, dashes)."),
     "max_feeds": N_("This bot watches as many feeds as it may ({max_feeds}). Ask its operator."),
     "max_user": N_("You have added as many feeds as one person may ({max_user})."),
+    "busy": N_("Still reading the last address you sent. Send the next one when it is done."),
 }
 
 BUTTON_EXPIRED = N_("This button has expired. Use the command again.")

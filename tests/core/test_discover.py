@@ -132,7 +132,14 @@ def test_common_paths_under_the_page_folder_first_then_the_root() -> None:
         (b"<!DOCTYPE html><html>", "", True),
         (b"  \n<html lang=en>", "", True),
         (b"<?xml version='1.0'?><html>", "", True),
-        (b"<?xml version='1.0'?><rss>", "text/html", True),
+        (b"<?xml version='1.0'?><rss>", "text/html", False),  # a feed mislabelled
+        (b"<?xml version='1.0'?><!DOCTYPE html><html>", "application/xml", True),
+        (b"\xef\xbb\xbf<html>", "", True),
+        (b"<p>hello</p>", "text/html; charset=utf-8", True),
+        (b"<p>hello</p>", "application/octet-stream", False),
+        (b"<html>" + b"x" * 2000 + b"<rss>", "", True),
+        (b"<rss>" + b"x" * 2000, "text/html", False),
+        (b" " * 1100 + b"<html>", "", False),  # only the first KB is looked at
         (b"<?xml version='1.0'?><rss version='2.0'>", "application/rss+xml", False),
         (b'{"version": "https://jsonfeed.org/version/1.1"}', "application/json", False),
     ],

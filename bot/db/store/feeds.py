@@ -152,7 +152,7 @@ _FEED = table(Feed)
 STATE_COLUMNS = columns(
     Feed,
     "id slug url title etag last_modified trusted body_hash baseline_done error_count"
-    " interval_seconds ttl_seconds failing_since alert",
+    " interval_seconds ttl_seconds failing_since alert alerted_at churn_polls",
 )
 
 _ONE_STATE = sa_select(*STATE_COLUMNS).where(_FEED.c.id == bindparam("b_id"))
@@ -211,6 +211,7 @@ def apply_intent(
     intent: FeedIntent,
     title: str | None = None,
     alert: AlertStep | None = None,
+    churn_polls: int | None = None,
 ) -> None:
     """Write what the decision says about the feed row; the lease is released with it."""
     values: dict[str, object] = {
@@ -234,4 +235,8 @@ def apply_intent(
         values["title"] = title
     if alert is not None:
         values.update(alert=alert.state, failing_since=alert.failing_since)
+        if alert.send is not None:
+            values["alerted_at"] = intent.checked_at
+    if churn_polls is not None:
+        values["churn_polls"] = churn_polls
     run(session, _UPDATE_FEED, {**values, "b_id": feed_id})

@@ -47,6 +47,19 @@ _CATEGORIES_OF = sa_select(_ITEM.c.categories).where(_OF_FEED, _ITEM.c.key.in_(_
 _GONE_CATEGORIES = sa_select(_ITEM.c.categories).where(
     _OF_FEED, _ITEM.c.last_seen_at < bindparam("b_since")
 )
+_COUNT_ITEMS = sa_select(func.count()).select_from(_ITEM).where(_OF_FEED)
+# Past the newest `keep` (latest seen, then latest first seen), those absent from this poll.
+_NEWEST = (
+    sa_select(_ITEM.c.id)
+    .where(_OF_FEED)
+    .order_by(_ITEM.c.last_seen_at.desc(), _ITEM.c.first_seen_at.desc(), _ITEM.c.id.desc())
+    .limit(bindparam("b_keep"))
+)
+_SURPLUS = sa_select(_ITEM.c.id, _ITEM.c.categories).where(
+    _OF_FEED,
+    _ITEM.c.last_seen_at < bindparam("b_seen"),
+    _ITEM.c.id.not_in(_NEWEST.scalar_subquery()),
+)
 _NAMES: BindParameter[list[str]] = bindparam("b_names", expanding=True)
 _COUNTS = sa_select(_CATEGORY.c.name, _CATEGORY.c.count).where(
     _CATEGORY.c.feed_id == bindparam("b_feed"), _CATEGORY.c.name.in_(_NAMES)
@@ -215,21 +228,48 @@ def save_items(
     return {row.key: row.id for row in rows if row.id is not None}
 
 
-def prune_items(session: Session, *, feed_id: int, unseen_since: datetime) -> int:
-    """Forget items absent from the feed for a long time (their deliveries go with them)."""
+def prune_items(
+    session: Session,
+    *,
+    feed_id: int,
+    unseen_since: datetime,
+    keep: int | None = None,
+    seen_at: datetime | None = None,
+) -> int:
+    """Forget items absent from the feed for a long time, and past the newest `keep` ones
+    the oldest absent from this poll's document (`seen_at`): one feed can store only so much,
+    however its items churn. Their deliveries and category counts go with them."""
     old_ids = select(Item.id).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)
     gone = run(session, _GONE_CATEGORIES, {"b_feed": feed_id, "b_since": unseen_since}).all()
-    if not gone:  # the usual case: one indexed read, no deletes
-        return 0
-    tally: Counter[str] = Counter()
-    spelling: dict[str, str] = {}
-    _tally(tally, spelling, [categories for (categories,) in gone], -1)
-    _count_categories(session, feed_id, tally, spelling)
-    session.exec(delete(Delivery).where(col(Delivery.item_id).in_(old_ids)))
-    result = session.exec(
-        delete(Item).where(col(Item.feed_id) == feed_id, col(Item.last_seen_at) < unseen_since)
-    )
-    return int(result.rowcount or 0)
+    forgotten = 0
+    if gone:
+        tally: Counter[str] = Counter()
+        spelling: dict[str, str] = {}
+        _tally(tally, spelling, [categories for (categories,) in gone], -1)
+        _count_categories(session, feed_id, tally, spelling)
+        session.exec(delete(Delivery).where(col(Delivery.item_id).in_(old_ids)))
+        result = session.exec(
+            delete(Item).where(col(Item.feed_id) == feed_id, col(Item.last_seen_at) < unseen_since)
+        )
+        forgotten = int(result.rowcount or 0)
+    if keep is None or seen_at is None:
+        return forgotten
+    (stored,) = run(session, _COUNT_ITEMS, {"b_feed": feed_id}).one()
+    if stored <= keep:  # the usual case: one indexed count
+        return forgotten
+    params = {"b_feed": feed_id, "b_keep": keep, "b_seen": seen_at}
+    surplus: list[Any] = list(run(session, _SURPLUS, params).all())
+    ids = [row[0] for row in surplus]
+    if ids:
+        counts: Counter[str] = Counter()
+        shown: dict[str, str] = {}
+        _tally(counts, shown, [list(row[1] or ()) for row in surplus], -1)
+        _count_categories(session, feed_id, counts, shown)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            session.exec(delete(Delivery).where(col(Delivery.item_id).in_(chunk)))
+            session.exec(delete(Item).where(col(Item.id).in_(chunk)))
+    return forgotten + len(ids)
 
 
 def category_counts(session: Session, *, feed_id: int) -> list[tuple[str, int]]:

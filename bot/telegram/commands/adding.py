@@ -94,12 +94,12 @@ async def in_background(
 async def find(context: Context, text: str, tr: Translator) -> list[Option] | str:
     """The feeds at an address, or the reply that says why there are none. Where only
     operators add feeds, anyone else's address is matched with the watched feeds, unfetched."""
-    discovery = Discovery(context.svc.catalog)
+    discovery = Discovery(context.svc.catalog, context.svc.searches)
     try:
         if not may_add(context):
             known = await discovery.watched(text)
             return [known] if known is not None else tr.gettext(texts.ADDING_CLOSED)
-        return await discovery.find(text)
+        return await discovery.find(text, who=context.actor_id)
     except FeedAddError as exc:
         log.info("chat %s: no feed at the address: %s", context.chat_id, exc)
         return explain(exc, context, tr)
@@ -112,11 +112,10 @@ async def take(context: Context, option: Option, thread_id: int | None) -> backg
     if feed is None:
         if not may_add(context):
             return context.decorate(tr.gettext(texts.ADDING_CLOSED))
-        user = context.event.effective_user if context.event else None
         settings = context.svc.settings
         per_user = None if context.is_operator else settings.max_feeds_per_user
         limits = AddLimits(settings.max_feeds, per_user)
-        catalog, user_id = context.svc.catalog, user.id if user is not None else None
+        catalog, user_id = context.svc.catalog, context.actor_id
         try:
             if option.result is not None and option.raw is not None:
                 outcome = await catalog.add_fetched(

@@ -10,7 +10,6 @@ from telegram import Update
 
 from bot.core.opml import OpmlError, parse_opml
 from bot.core.urls import shown_url
-from bot.db import store
 from bot.services.catalog import FeedAddError
 from bot.telegram import background, texts
 from bot.telegram.commands.adding import explain
@@ -68,7 +67,7 @@ async def cmd_removefeed(update: Update, context: Context) -> None:
     if not slug or " " in slug:
         await context.reply(await context.usage("removefeed"))
         return
-    if await context.svc.write(lambda s: store.remove_feed(s, slug=slug)):
+    if await context.svc.catalog.remove_feed(slug):
         await context.reply(
             tr.gettext("Stopped watching <code>{slug}</code>.").format(slug=esc(slug))
         )

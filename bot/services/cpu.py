@@ -1,0 +1,35 @@
+"""CPU-bound parsing runs in its own small pool, never in asyncio's default one.
+
+The default executor (6 threads on 2 cores) serves every database call of every chat. A pasted
+link whose 10 MB page took feedparser 13 s held those threads, and another chat's `/feeds`
+waited two minutes for a database call. Feeds and pages are parsed here instead, at most
+`PARSE_THREADS` at a time; the database's threads stay free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+PARSE_THREADS = 2
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(PARSE_THREADS, thread_name_prefix="feedwatch-parse")
+        return _pool
+
+
+async def parse_off_loop(work: Callable[..., T], *args: object) -> T:
+    """`work(*args)` in the parsing pool (feedparser, the page's link finder)."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_executor(), functools.partial(work, *args))

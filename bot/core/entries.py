@@ -44,8 +44,10 @@ def item_key(candidates: Iterable[object], title: str, published: datetime | Non
     """The first non-blank candidate (the GUID/id, then the link), else a hash of title and
     date: stable across polls."""
     for candidate in candidates:
-        if candidate is not None and str(candidate).strip():
-            return str(candidate).strip()[:MAX_KEY_CHARS]
+        # A NUL is no part of any real id, and PostgreSQL refuses to store one.
+        text = str(candidate).replace("\x00", "").strip() if candidate is not None else ""
+        if text:
+            return text[:MAX_KEY_CHARS]
     stamp = published.isoformat() if published else ""
     digest = hashlib.sha256(f"{title}\x1f{stamp}".encode()).hexdigest()
     return f"sha256:{digest}"

@@ -120,6 +120,6 @@ def _date(value: object) -> datetime | None:
         return None
     try:
         parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
+        return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):  # not a date, or one past year 9999 once in UTC
         return None
-    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -6,6 +6,7 @@ A bad value becomes one line naming the variable (`SettingsError`), never a trac
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -52,6 +53,7 @@ class Settings(BaseSettings):
     webhook_port: int = Field(default=8443, ge=1, le=65535)
     webhook_secret: SecretStr | None = None
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    metrics_listen: str = "127.0.0.1"  # a container's scraper: 0.0.0.0
     max_subscriptions_per_chat: int = Field(default=50, ge=1)
     # Who may add a feed by sending its address (/subscribe URL): everyone, or operators only.
     feed_adding: Literal["everyone", "operators"] = "everyone"
@@ -77,6 +79,17 @@ class Settings(BaseSettings):
             return frozenset(int(part) for part in value.replace(" ", "").split(",") if part)
         if isinstance(value, int):
             return frozenset({value})
+        return value
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _strong_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        """Telegram allows 1-256 of A-Z a-z 0-9 _ -; a guessable one is no secret."""
+        if value is None:
+            return None
+        secret = value.get_secret_value()
+        if not re.fullmatch(r"[A-Za-z0-9_-]{16,256}", secret):
+            raise ValueError("must be 16 to 256 letters, digits, '_' or '-'")
         return value
 
     @field_validator("database_url")

@@ -18,5 +18,6 @@ BUDGET_WAIT = Counter(
 TOO_MANY = Counter("feedwatch_telegram_429_total", "429 answers from Telegram", ["retried"])
 
 
-def serve(port: int, address: str = "0.0.0.0") -> None:  # noqa: S104 - scraped from outside
+def serve(port: int, address: str = "127.0.0.1") -> None:
+    """Loopback unless METRICS_LISTEN says otherwise: metrics say which feeds and chats exist."""
     start_http_server(port, addr=address)

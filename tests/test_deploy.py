@@ -108,14 +108,14 @@ async def test_webhook_mode_checks_the_secret_on_every_request(
         WEBHOOK_URL=url,
         WEBHOOK_LISTEN="127.0.0.1",
         WEBHOOK_PORT=str(port),
-        WEBHOOK_SECRET="s3cret-value",
+        WEBHOOK_SECRET="s3cret-value-0123456",
         LOG_LEVEL="DEBUG",  # PTB logs every call's parameters at DEBUG, setWebhook's too
     )
     process = await start_bot(env, tmp_path / "bot.log", "run", "--webhook")
     try:
         await bot_api.wait_for(lambda: bool(bot_api.calls_to("setWebhook")), timeout=30)
         (call,) = bot_api.calls_to("setWebhook")
-        assert call.params["url"] == url and call.params["secret_token"] == "s3cret-value"
+        assert call.params["url"] == url and call.params["secret_token"] == "s3cret-value-0123456"
         update = {
             "update_id": 1,
             "message": {
@@ -134,7 +134,7 @@ async def test_webhook_mode_checks_the_secret_on_every_request(
             )
             assert wrong.status_code == 403
             right = await client.post(
-                url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "s3cret-value"}
+                url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "s3cret-value-0123456"}
             )
             assert right.status_code == 200
         replies = await bot_api.wait_replies(9, 1)
@@ -146,7 +146,7 @@ async def test_webhook_mode_checks_the_secret_on_every_request(
     assert code == 0
     log = (tmp_path / "bot.log").read_text()
     assert "setWebhook" in log  # the DEBUG lines were written …
-    assert "s3cret-value" not in log and bot_api.token not in log  # … without the secrets
+    assert "s3cret-value-0123456" not in log and bot_api.token not in log  # … without the secrets
 
 
 def _listening(port: int) -> bool:

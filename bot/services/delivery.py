@@ -3,11 +3,13 @@
 A delivery is marked sent only after Telegram confirms it, in its own transaction, so a crash
 repeats at most the messages in flight (one per concurrent chat; one with the default settings).
 Error policy, by PTB exception (specific ones first: BadRequest and TimedOut are NetworkErrors):
-- RetryAfter: wait as told, retry the same message (not an attempt);
+- RetryAfter: that chat's queue waits as told (not an attempt); every other chat goes on;
 - ChatMigrated: move the chat to its new id, send there;
 - Forbidden: the bot was blocked or removed: deactivate the chat, cancel its pending messages;
 - BadRequest about entities: resend once as plain text; any other BadRequest: failed;
-- TimedOut / NetworkError / 5xx: retry with backoff, failed after `delivery_max_attempts`.
+- TimedOut / NetworkError / 5xx: retry with backoff. While Telegram accepts nothing from
+  anyone (an outage) no attempt is spent, however long it lasts; when it accepts other messages
+  and not this one, the message fails after `delivery_max_attempts`.
 
 Telegram's message id is stored with each sent message, so an "Updated:" message replies to the
 chat's original message about the item (and is sent anyway if that message was deleted).
@@ -214,6 +216,9 @@ class Sender:
         # Sent, but the database refused to record it: never sent again, only marked again
         # (delivery id → Telegram's message id).
         self.unmarked: dict[int, int | None] = {}
+        self.accepted_at: float | None = None  # monotonic time Telegram last took a message
+        self.outage_failures = 0  # network failures in a row while nothing is accepted
+        self._failed_at: dict[int, float] = {}  # delivery id → its last network failure
 
     async def send(self, delivery: Delivery, *, plain: bool = False) -> Sent:
         """One attempt at one message."""
@@ -231,10 +236,13 @@ class Sender:
                 rate_limit_args=NO_RETRY,
             )
         except RetryAfter as exc:
-            wait = _seconds(exc.retry_after)
+            wait = min(_seconds(exc.retry_after), MAX_RETRY_AFTER)
             log.warning("chat %s: Telegram asked to wait %.0f s (429)", delivery.chat_id, wait)
-            await asyncio.sleep(min(wait, MAX_RETRY_AFTER))
-            return Sent.RETRY
+            until = self.clock() + timedelta(seconds=wait)
+            await self._db(
+                lambda s: store.hold_delivery(s, delivery_id=delivery.id or 0, until=until)
+            )
+            return Sent.STOP  # this chat waits; the others go on
         except ChatMigrated as exc:
             new_id = int(exc.new_chat_id)
             log.info("chat %s migrated to %s; moving its subscriptions", delivery.chat_id, new_id)
@@ -258,7 +266,30 @@ class Sender:
             )
             return Sent.NEXT
         except NetworkError as exc:  # includes TimedOut and 5xx answers
-            error = exc.message
+            return await self._network_failure(delivery, exc.message)
+        self.accepted_at, self.outage_failures = time.monotonic(), 0
+        self._failed_at.pop(delivery.id, None)
+        return await self.record_sent(delivery, message.message_id)
+
+    async def _network_failure(self, delivery: Delivery, error: str) -> Sent:
+        """Telegram or the network failed. An attempt is spent only when Telegram works for
+        others (it took other messages since this one last failed, or answers `getMe` now):
+        then the failure is about this message. In an outage, however long, it waits."""
+        before = self._failed_at.get(delivery.id or 0)
+        others_sent = before is not None and (self.accepted_at or 0.0) > before
+        outage = not others_sent and not await self._telegram_answers()
+        self._failed_at[delivery.id or 0] = time.monotonic()
+        if outage:
+            self.outage_failures += 1
+            attempts, give_up = delivery.attempts, False
+            retry_at = self.clock() + retry_delay(self.outage_failures, self.retry_base)
+            log.warning(
+                "delivery %s to chat %s: %s (Telegram unreachable; retrying, no attempt spent)",
+                delivery.id,
+                delivery.chat_id,
+                error,
+            )
+        else:
             attempts = delivery.attempts + 1
             give_up = attempts >= self.max_attempts
             retry_at = self.clock() + retry_delay(attempts, self.retry_base)
@@ -266,22 +297,32 @@ class Sender:
                 "delivery %s to chat %s: %s (attempt %d/%d)%s",
                 delivery.id,
                 delivery.chat_id,
-                exc.message,
+                error,
                 attempts,
                 self.max_attempts,
                 "; giving up" if give_up else "",
             )
-            await self._db(
-                lambda s: store.mark_retry(
-                    s,
-                    delivery_id=delivery.id or 0,
-                    error=error,
-                    retry_at=retry_at,
-                    give_up=give_up,
-                )
+        await self._db(
+            lambda s: store.mark_retry(
+                s,
+                delivery_id=delivery.id or 0,
+                error=error,
+                retry_at=retry_at,
+                give_up=give_up,
+                spend=not outage,
             )
-            return Sent.NEXT if give_up else Sent.STOP
-        return await self.record_sent(delivery, message.message_id)
+        )
+        if give_up:
+            self._failed_at.pop(delivery.id or 0, None)
+        return Sent.NEXT if give_up else Sent.STOP
+
+    async def _telegram_answers(self) -> bool:
+        """Does Telegram answer at all? One cheap call (no message, no rate limit)."""
+        try:
+            await self.bot.get_me(read_timeout=5.0, connect_timeout=5.0)
+        except Exception:
+            return False
+        return True
 
     async def _original(self, delivery: Delivery) -> ReplyParameters | None:
         """For an edit: the chat's first message about the item, replied to if still there."""

@@ -148,7 +148,7 @@ def run_bot(settings: Settings, *, updates: bool = True, webhook: bool = False) 
         get_updates_request=WatchedRequest(outage) if polling else None,
     )
     if settings.metrics_port:
-        metrics.serve(settings.metrics_port)
+        metrics.serve(settings.metrics_port, settings.metrics_listen)
     settle_heap()
     return asyncio.run(
         serve(application, settings, updates=updates, webhook=webhook, outage=outage)

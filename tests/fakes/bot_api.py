@@ -103,6 +103,7 @@ class FakeBotApi(ChannelDirectory):
     latency: float = 0.0
     method_latency: dict[str, float] = field(default_factory=dict)  # e.g. a slow getChatMember
     rate_limit: float | None = None  # sendMessage calls allowed per second, like Telegram's
+    down: bool = False  # an outage: every method answers 502, as Telegram's front does
     too_many: int = 0
     server: ThreadedApp | None = None
     _recent_sends: list[float] = field(default_factory=list)
@@ -273,6 +274,8 @@ class FakeBotApi(ChannelDirectory):
         delay = self.latency + self.method_latency.get(method, 0.0)
         if delay:
             await asyncio.sleep(delay)
+        if self.down:
+            return _error(502, "Bad Gateway")
         if fault is not None:
             return _error(fault.code, fault.description, fault.parameters)
         refused = self._refuse(method.lower(), params)

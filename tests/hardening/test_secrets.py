@@ -36,22 +36,27 @@ def test_shown_url(url: str, operator: bool, expected: str) -> None:
 
 
 def test_log_lines_lose_credentials_queries_and_secrets() -> None:
-    line = "fetch http://deploy:pw@10.0.0.1/feed?token=abc failed; secret_token='whsec-123'"
-    assert redact_urls(line) == "fetch http://…@10.0.0.1/feed?… failed; secret_token='whsec-123'"
+    line = (
+        "fetch http://deploy:pw@10.0.0.1/feed?token=abc failed; secret_token='whsec-0123456789abc'"
+    )
+    assert (
+        redact_urls(line)
+        == "fetch http://…@10.0.0.1/feed?… failed; secret_token='whsec-0123456789abc'"
+    )
     record = logging.LogRecord("t", logging.DEBUG, __file__, 1, "%s", (line,), None)
-    RedactFilter(["whsec-123"]).filter(record)
+    RedactFilter(["whsec-0123456789abc"]).filter(record)
     assert "pw" not in record.getMessage() and "abc" not in record.getMessage()
-    assert "whsec-123" not in record.getMessage()
+    assert "whsec-0123456789abc" not in record.getMessage()
 
 
 def test_every_configured_secret_is_redacted() -> None:
     settings = load_settings(
         _env_file=None,
         telegram_bot_token="123:tok-en",
-        webhook_secret="whsec-123",
+        webhook_secret="whsec-0123456789abc",
         database_url="postgresql+psycopg://fw:db-pass-9@db/feedwatch",
     )
-    assert set(settings.secrets()) == {"123:tok-en", "whsec-123", "db-pass-9"}
+    assert set(settings.secrets()) == {"123:tok-en", "whsec-0123456789abc", "db-pass-9"}
 
 
 @pytest.fixture

@@ -144,17 +144,31 @@ def original_message_id(session: Session, *, chat_id: int, item_id: int) -> int 
 
 
 def mark_retry(
-    session: Session, *, delivery_id: int, error: str, retry_at: datetime, give_up: bool
+    session: Session,
+    *,
+    delivery_id: int,
+    error: str,
+    retry_at: datetime,
+    give_up: bool,
+    spend: bool = True,
 ) -> None:
+    """Try again at `retry_at`; `spend`: the failure was about this message (an attempt)."""
     session.exec(
         update(Delivery)
         .where(col(Delivery.id) == delivery_id)
         .values(
-            attempts=Delivery.attempts + 1,
+            attempts=Delivery.attempts + 1 if spend else Delivery.attempts,
             last_error=error[:1000],
             next_attempt_at=retry_at,
             status=DeliveryStatus.FAILED if give_up else DeliveryStatus.PENDING,
         )
+    )
+
+
+def hold_delivery(session: Session, *, delivery_id: int, until: datetime) -> None:
+    """Telegram asked this chat to wait (429): its queue waits, not an attempt."""
+    session.exec(
+        update(Delivery).where(col(Delivery.id) == delivery_id).values(next_attempt_at=until)
     )
 
 

@@ -1,3 +1,3 @@
 """Feedwatch: a Telegram bot that watches blog feeds for new posts and real edits."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

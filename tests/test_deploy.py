@@ -17,6 +17,7 @@ import httpx
 import pytest
 from sqlalchemy import Engine
 
+from bot import __version__
 from bot.health import check_health
 from bot.runlock import acquire_poller_lock
 from bot.runtime import make_fetcher
@@ -134,7 +135,9 @@ async def test_webhook_mode_checks_the_secret_on_every_request(
             )
             assert wrong.status_code == 403
             right = await client.post(
-                url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "s3cret-value-0123456"}
+                url,
+                json=update,
+                headers={"X-Telegram-Bot-Api-Secret-Token": "s3cret-value-0123456"},
             )
             assert right.status_code == 200
         replies = await bot_api.wait_replies(9, 1)
@@ -259,7 +262,7 @@ def test_the_image_install_runs_its_entry_commands(tmp_path: Path) -> None:
         cwd=workdir,
         check=False,
     )
-    assert script.stdout.strip() == "feedwatch 0.1.0"
+    assert script.stdout.strip() == f"feedwatch {__version__}"
     migrate = cli("migrate", env=clean_env, cwd=workdir, python=python)
     assert migrate.returncode == 0, migrate.stderr
     health = cli("health", env=clean_env, cwd=workdir, python=python)

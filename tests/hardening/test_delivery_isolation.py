@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import UTC, datetime
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 
 import pytest
 from sqlmodel import Session, select

@@ -163,6 +163,19 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
             return await channel_problem(self.bot, self.channel[0], user.id) is None
         return await group_admin(self.bot, self.svc.guard.admins, chat.id, user.id)
 
+    async def may_read(self) -> bool:
+        """A managed channel's settings (`/list`, `/export`) are shown only to someone still
+        its administrator, asked afresh like a change; anything else is the chat's own."""
+        update = self.event
+        user = update.effective_user if update else None
+        if self.channel is None or user is None:
+            return True
+        problem = await channel_problem(self.bot, self.channel[0], user.id)
+        if problem is not None:
+            text = (await self.tr()).gettext(problem)
+            await self.reply(text.format(title=esc(self.channel[1])))
+        return problem is None
+
     async def may_change(self) -> bool:
         """Admins pass; anyone else is told once per window, then ignored (no reply per
         command). A managed channel is checked afresh and the reply says what is missing."""

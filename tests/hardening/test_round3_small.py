@@ -1,6 +1,6 @@
 """Hardening round 3, the smaller items: anonymous admins keyed by their chat, throttle entries
 that expire, a webhook secret worth the name, metrics on loopback (issue 23, items 4 and 14,
-and the extras)."""
+item 11 and the extras)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from bot.config import SettingsError, load_settings
 from bot.metrics import serve
 from bot.telegram.guard import Throttle, Verdict
 from tests.fakes.bot_api import FakeBotApi
-from tests.harness import bot_settings, running_bot
+from tests.fakes.feed_server import FeedServer
+from tests.fixtures import blog
+from tests.harness import ask, bot_settings, lumen_bot, running_bot
 
 ANONYMOUS = 1087968824  # Telegram's GroupAnonymousBot, the same user in every group
 
@@ -70,3 +72,21 @@ def test_a_strong_webhook_secret_is_accepted() -> None:
 def test_metrics_listen_on_loopback_by_default() -> None:
     assert load_settings(_env_file=None).metrics_listen == "127.0.0.1"
     assert serve.__defaults__ == ("127.0.0.1",)
+
+
+async def test_a_user_removed_from_a_managed_channel_cannot_read_its_settings(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    """Issue 23, item 11: `/list` and `/export` are checked with Telegram like changes."""
+    channel, user = -1005001, 111
+    async with lumen_bot(db_url, bot_api, feeds, blog.BEFORE_POSTS):
+        bot_api.add_channel(channel, "Lumen News", username="lumen_news", admins=(user,))
+        await ask(bot_api, "/channel @lumen_news")
+        await ask(bot_api, "/subscribe lumen")
+        assert "Lumen Blog" in await ask(bot_api, "/list")
+        bot_api.channels[channel].members[user] = "left"  # no longer one of its administrators
+        refused = await ask(bot_api, "/list")
+        assert refused.startswith("📢 <b>Lumen News</b>") and "Lumen Blog" not in refused
+        documents = len(bot_api.documents)
+        await ask(bot_api, "/export")
+        assert len(bot_api.documents) == documents  # no OPML file of the channel's feeds

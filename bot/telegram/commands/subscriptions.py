@@ -85,6 +85,8 @@ async def current_list(context: Context) -> tuple[str, InlineKeyboardMarkup | No
 
 async def cmd_list(update: Update, context: Context) -> None:
     """/list: this chat's subscriptions and filters, with buttons to change them."""
+    if not await context.may_read():
+        return
     await context.reply(*await current_list(context))
 
 
@@ -108,7 +110,7 @@ async def cmd_categories(update: Update, context: Context) -> None:
 async def cmd_export(update: Update, context: Context) -> None:
     """/export: this chat's subscriptions as an OPML file."""
     message = update.effective_message
-    if message is None:
+    if message is None or not await context.may_read():
         return
     tr = await context.tr()
     chat_id = context.chat_id

@@ -34,6 +34,7 @@ from bot.runtime import make_fetcher, open_database, settle_heap
 from bot.telegram.app import build_application, startup
 from bot.telegram.loops import start_background, stop_background
 from bot.telegram.services import KEY
+from bot.telegram.webhook import WebhookServer
 
 log = logging.getLogger(__name__)
 STOP_DEADLINE_SECONDS = 9.0  # docker stop sends SIGKILL after 10 s
@@ -173,6 +174,9 @@ async def serve(
         updater = application.updater
         if updater is not None and updater.running:
             await bounded("updater", updater.stop())
+        hook = application.bot_data[KEY].webhook
+        if hook is not None:
+            await bounded("webhook", hook.close())
         if application.running:
             await bounded("application", application.stop())
         await bounded("loops", stop_background(application.bot_data[KEY]))
@@ -200,13 +204,17 @@ async def _start(
         log.info(
             "feedwatch starting: webhook on %s:%s", settings.webhook_listen, settings.webhook_port
         )
-        await application.updater.start_webhook(
-            listen=settings.webhook_listen,
-            port=settings.webhook_port,
-            url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
-            webhook_url=settings.webhook_url,
-            secret_token=settings.webhook_secret.get_secret_value(),
-            allowed_updates=Update.ALL_TYPES,
+        secret = settings.webhook_secret.get_secret_value()
+        hook = WebhookServer(
+            urlsplit(settings.webhook_url).path,
+            application.bot,
+            application.update_queue,
+            secret,
+        )
+        hook.listen(settings.webhook_listen, settings.webhook_port)
+        application.bot_data[KEY].webhook = hook
+        await application.bot.set_webhook(
+            settings.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES
         )
     else:
         log.info(

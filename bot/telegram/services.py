@@ -38,6 +38,7 @@ class Services:
     jobs: set[asyncio.Task[None]] = field(default_factory=set)  # fetches for chats in progress
     offers: Offers = field(default_factory=Offers)  # feeds offered under buttons
     searches: DiscoveryGate = field(default_factory=DiscoveryGate)  # pasted links being read
+    webhook: Any = None  # the webhook server in `run --webhook` (telegram/webhook.py)
 
     @property
     def catalog(self) -> Catalog:

@@ -9,7 +9,9 @@ document, by the first of these that matches exactly one post on both sides:
 2. the canonical link (scheme, host case, `www.`, default port, trailing slash, fragment and
    tracking parameters normalised away);
 3. the same title on the same UTC publication date (a domain move changes ids and links but
-   keeps both). A weekly "This Week in X" has a new date, so it stays a new post.
+   keeps both), when the two texts are alike too: in an aggregated (planet) feed a withdrawn
+   post's decoy with the same title and date is another post. A weekly "This Week in X" has a
+   new date, so it stays a new post.
 
 What is still unseen afterwards is sorted into news and history (`sort_unseen`).
 """
@@ -17,6 +19,7 @@ What is still unseen afterwards is sorted into news and history (`sort_unseen`).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +29,7 @@ from typing import Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from bot.core.model import Identity, StoredItem
+from bot.core.text import html_to_text
 
 # Query parameters that only say where a reader came from.
 _TRACKING_PREFIXES = ("utm_", "mc_", "_hs", "pk_", "mtm_")
@@ -39,6 +43,9 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 # by hours or days is still news). Measured against the feed's own dates, not the clock, so a
 # feed whose posts are all old (or whose clock is off) is judged the same way.
 RECENT = timedelta(days=7)
+# Title and date match only posts whose words are this alike (shared words / all words).
+ALIKE = 0.5
+_WORD = re.compile(r"\w+")
 
 
 class Entry(Protocol):
@@ -165,9 +172,22 @@ def reconcile(
                 continue
             if found[0].key in taken:
                 continue
+            if match is Match.TITLE_DATE and not alike(entry, found[0]):
+                continue
             taken.add(found[0].key)
             rekeys.append(Rekey(found[0].key, entry.key, match))
     return rekeys
+
+
+def alike(entry: Entry, stored: StoredItem) -> bool:
+    """The entry's text and the stored one share most of their words (or one has none, so
+    there is nothing to tell them apart by)."""
+    html = getattr(entry, "html", None)
+    text = getattr(entry, "text", None) or (html_to_text(html) if html else "")
+    mine, theirs = set(_WORD.findall(text.casefold())), set(_WORD.findall(stored.text.casefold()))
+    if not mine or not theirs:
+        return True
+    return len(mine & theirs) >= ALIKE * len(mine | theirs)
 
 
 @dataclass(frozen=True, slots=True)

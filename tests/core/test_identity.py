@@ -11,6 +11,7 @@ from bot.core.identity import (
     RECENT,
     Match,
     Rekey,
+    alike,
     canonical_id,
     canonical_url,
     identity_of,
@@ -298,3 +299,51 @@ def test_a_post_exactly_as_old_as_the_oldest_known_one_is_news() -> None:
     same = dated("same", 2, 30)
     assert sort_unseen([*window, same], known(*window), None, True).news == ("same",)
     assert sort_unseen([], {}, None, True).history == ()
+
+
+def test_a_planet_decoy_with_the_same_title_and_date_is_another_post() -> None:
+    """Issue 23, item 12: in an aggregated feed a withdrawn post's decoy (same title, same day,
+    another blog, other words) does not take the stored post over."""
+    real = replace(
+        kept(
+            "planet:alice:1", link="https://alice.example/p/1", title="Release notes", published=NOW
+        ),
+        text="Alice explains the new scheduler and its benchmarks on four machines.",
+    )
+    decoy = RawEntry(
+        "planet:mallory:9",
+        "Release notes",
+        "https://mallory.example/x",
+        None,
+        NOW,
+        (),
+        "<p>Buy cheap watches today, limited offer, click the link now.</p>",
+        "",
+        0,
+    )
+    assert reconcile([decoy], {}, [real]) == []
+    moved = RawEntry(
+        "planet:alice:new",
+        "Release notes",
+        "https://alice.example/2026/p/1",
+        None,
+        NOW,
+        (),
+        "<p>Alice explains the new scheduler and its benchmarks on five machines.</p>",
+        "",
+        0,
+    )
+    assert reconcile([moved], {}, [real]) == [
+        Rekey("planet:alice:1", "planet:alice:new", Match.TITLE_DATE)
+    ]
+
+
+def test_texts_are_alike_by_their_shared_words() -> None:
+    stored = replace(kept("k"), text="one two three four")
+    assert alike(raw("a"), stored)  # no text on one side: nothing tells them apart
+    half = RawEntry("a", "", None, None, None, (), "<p>one two five six</p>", "", 0)
+    assert not alike(half, stored)  # 2 shared of 6 words
+    most = RawEntry("a", "", None, None, None, (), "<p>one two three five</p>", "", 0)
+    assert alike(most, stored)  # 3 of 5
+    edge = RawEntry("a", "", None, None, None, (), "<p>one two three four five six</p>", "", 0)
+    assert alike(edge, replace(stored, text="one two three"))  # exactly half (3 of 6) is alike

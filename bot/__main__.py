@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     feed_sub.add_parser("list", help="feeds with item counts, last check and status")
     remove = feed_sub.add_parser("remove", help="stop watching a feed and forget its items")
     remove.add_argument("slug")
+    rename = feed_sub.add_parser("rename", help="give a feed another name, keeping its chats")
+    rename.add_argument("slug")
+    rename.add_argument("new_slug")
     move = feed_sub.add_parser("move", help="give a feed a new URL, keeping its items and chats")
     move.add_argument("slug")
     move.add_argument("url")
@@ -170,6 +173,10 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
         shown = format_duration(seconds or settings.poll_interval_seconds)
         print(f"{args.slug}: polled every {shown}" + ("" if seconds else " (the default)"))
         return 0
+    if args.feed_command == "rename":
+        asyncio.run(_rename(settings, engine, args.slug, args.new_slug))
+        print(f"renamed {args.slug} to {args.new_slug}")
+        return 0
     if args.feed_command == "move":
         asyncio.run(_move(settings, engine, args.slug, args.url))
         print(f"moved {args.slug} to {args.url}")
@@ -208,6 +215,11 @@ async def _add(settings: Settings, engine: Engine, url: str, slug: str | None) -
 async def _move(settings: Settings, engine: Engine, slug: str, url: str) -> None:
     async with make_fetcher(settings) as fetcher:
         await Catalog(Poller(engine, fetcher, settings)).move_feed(slug, url)
+
+
+async def _rename(settings: Settings, engine: Engine, slug: str, new_slug: str) -> None:
+    async with make_fetcher(settings) as fetcher:
+        await Catalog(Poller(engine, fetcher, settings)).rename_feed(slug, new_slug)
 
 
 async def _import(settings: Settings, engine: Engine, path: Path) -> int:

@@ -4,6 +4,7 @@ list, move a feed to a new address, remove one (even on a full disk: `db.reserve
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from bot.fetch import FetchError, RequestBudget
 from bot.services.cpu import parse_off_loop
 from bot.services.polling import Poller, PollOutcome
 
+log = logging.getLogger(__name__)
 SLUG_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 
@@ -130,6 +132,20 @@ class Catalog:
 
         await asyncio.to_thread(move)
 
+    async def rename_feed(self, slug: str, new_slug: str) -> None:
+        """Give a feed another name (operators, `feed rename`)."""
+        if not SLUG_PATTERN.fullmatch(new_slug):
+            raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes", "slug")
+
+        def rename() -> None:
+            with transaction(self.poller.engine) as session:
+                if store.get_feed(session, slug=new_slug) is not None:
+                    raise FeedAddError(f"the slug {new_slug!r} is taken", "slug")
+                if not store.rename_feed(session, slug=slug, new_slug=new_slug):
+                    raise FeedAddError(f"no feed named {slug!r} (see `feed list`)")
+
+        await asyncio.to_thread(rename)
+
     async def remove_feed(self, slug: str) -> bool:
         """Stop watching a feed; False if there is none by that name."""
         engine = self.poller.engine
@@ -181,6 +197,9 @@ class Catalog:
             ):
                 raise AlreadyWatched(f"{shown_url(url, operator=True)} is already watched")
             check_limits(session, adder)
+            wanted = slug or slug_base(raw.title or "", parts_host(final_url))
+            if adder.trusted:
+                reclaim(session, wanted)
             if slug is None:
                 slug = unique_slug(session, raw.title or "", parts_host(final_url))
             elif store.get_feed(session, slug=slug) is not None:
@@ -224,6 +243,20 @@ def check_limits(session: Session, adder: Adder) -> None:
             raise FeedAddError(f"user added {mine} feeds, the most allowed", "max_user")
 
 
+def reclaim(session: Session, slug: str) -> None:
+    """Operators' feeds own the names: a chat-added feed holding the one an operator's feed
+    wants (a feed titled "PyTorch Blog" added from a chat before the real one) is renamed after
+    its own address, so `/subscribe pytorch-blog` means the operator's feed."""
+    holder = store.get_feed(session, slug=slug)
+    if holder is None or holder.trusted:
+        return
+    renamed = unique_slug(session, "", parts_host(holder.url))
+    store.rename_feed(session, slug=slug, new_slug=renamed)
+    log.warning(
+        "feed %s (added from a chat) renamed %s: an operator's feed takes the name", slug, renamed
+    )
+
+
 def parts_host(url: str) -> str:
     return urlsplit(url).hostname or "feed"
 
@@ -233,12 +266,18 @@ def slugify(text: str) -> str:
     return slug[:32].strip("-") or "feed"
 
 
-def unique_slug(session: Session, title: str, host: str = "feed") -> str:
+def slug_base(title: str, host: str = "feed") -> str:
     """A feed name from its title; from its host when the title has no Latin letters or digits
     (a Chinese blog's title), as `www.` prefixes add nothing."""
     base = slugify(title) if re.search(r"[A-Za-z0-9]", title) else "feed"
     if base == "feed":
         base = slugify(host.removeprefix("www."))
+    return base
+
+
+def unique_slug(session: Session, title: str, host: str = "feed") -> str:
+    """`slug_base`, with `-2`, `-3` … when that name is taken."""
+    base = slug_base(title, host)
     candidate, n = base, 2
     while store.get_feed(session, slug=candidate) is not None:
         candidate, n = f"{base}-{n}", n + 1

@@ -45,6 +45,7 @@ from bot.db.store.feeds import (
     mark_feeds_checked,
     move_feed,
     remove_feed,
+    rename_feed,
     set_interval,
 )
 from bot.db.store.items import (
@@ -158,6 +159,7 @@ __all__ = [
     "release_chats",
     "release_leases",
     "remove_feed",
+    "rename_feed",
     "renew_chat",
     "reserve",
     "save_items",

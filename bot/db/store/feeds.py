@@ -127,6 +127,12 @@ def set_interval(session: Session, *, slug: str, seconds: int | None, now: datet
     return bool(result.rowcount)
 
 
+def rename_feed(session: Session, *, slug: str, new_slug: str) -> bool:
+    """Another name; subscriptions follow (they hold the feed's id)."""
+    result = session.exec(update(Feed).where(col(Feed.slug) == slug).values(slug=new_slug))
+    return bool(result.rowcount)
+
+
 def move_feed(session: Session, *, slug: str, url: str, now: datetime) -> bool:
     """A new address: items, subscriptions and filters stay; validators and errors reset."""
     result = session.exec(

@@ -32,7 +32,8 @@ from bot.logs import RedactFilter, setup_logging
 from bot.runlock import acquire_poller_lock
 from bot.runtime import make_fetcher, open_database, worker_identity
 from bot.services.catalog import Catalog, FeedAddError
-from bot.services.polling import Poller, PollOutcome
+from bot.services.poll_result import PollOutcome
+from bot.services.polling import Poller
 
 
 class CliError(Exception):

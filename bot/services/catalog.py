@@ -4,12 +4,14 @@ list, move a feed to a new address, remove one (even on a full disk: `db.reserve
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.core.decide import FetchResult
@@ -22,7 +24,8 @@ from bot.db.engine import transaction
 from bot.db.reserve import freeing_write
 from bot.fetch import FetchError, RequestBudget
 from bot.services.cpu import parse_off_loop
-from bot.services.polling import Poller, PollOutcome
+from bot.services.poll_result import PollOutcome
+from bot.services.polling import Poller
 
 log = logging.getLogger(__name__)
 SLUG_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
@@ -134,24 +137,12 @@ class Catalog:
 
     async def rename_feed(self, slug: str, new_slug: str) -> None:
         """Give a feed another name (operators, `feed rename`)."""
-        if not SLUG_PATTERN.fullmatch(new_slug):
-            raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes", "slug")
-
-        def rename() -> None:
-            with transaction(self.poller.engine) as session:
-                if store.get_feed(session, slug=new_slug) is not None:
-                    raise FeedAddError(f"the slug {new_slug!r} is taken", "slug")
-                if not store.rename_feed(session, slug=slug, new_slug=new_slug):
-                    raise FeedAddError(f"no feed named {slug!r} (see `feed list`)")
-
-        await asyncio.to_thread(rename)
+        await asyncio.to_thread(rename, self.poller.engine, slug, new_slug)
 
     async def remove_feed(self, slug: str) -> bool:
-        """Stop watching a feed; False if there is none by that name."""
-        engine = self.poller.engine
-        return await asyncio.to_thread(
-            freeing_write, engine, lambda s: store.remove_feed(s, slug=slug)
-        )
+        """Stop watching a feed (even on a full disk); False if there is none by that name."""
+        work = functools.partial(store.remove_feed, slug=slug)
+        return await asyncio.to_thread(freeing_write, self.poller.engine, work)
 
     async def fetch_page(
         self,
@@ -241,6 +232,16 @@ def check_limits(session: Session, adder: Adder) -> None:
         mine = store.count_feeds(session, added_by=adder.added_by)
         if mine >= limits.per_user:
             raise FeedAddError(f"user added {mine} feeds, the most allowed", "max_user")
+
+
+def rename(engine: Engine, slug: str, new_slug: str) -> None:
+    if not SLUG_PATTERN.fullmatch(new_slug):
+        raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes", "slug")
+    with transaction(engine) as session:
+        if store.get_feed(session, slug=new_slug) is not None:
+            raise FeedAddError(f"the slug {new_slug!r} is taken", "slug")
+        if not store.rename_feed(session, slug=slug, new_slug=new_slug):
+            raise FeedAddError(f"no feed named {slug!r} (see `feed list`)")
 
 
 def reclaim(session: Session, slug: str) -> None:

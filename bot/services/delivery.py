@@ -20,7 +20,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -210,15 +211,11 @@ class Sender:
     ) -> None:
         self.engine = engine
         self.bot = bot
-        self.max_attempts = max_attempts
-        self.retry_base = retry_base
+        self.retries = Retries(max_attempts, retry_base, clock)
         self.clock = clock
         # Sent, but the database refused to record it: never sent again, only marked again
         # (delivery id → Telegram's message id).
         self.unmarked: dict[int, int | None] = {}
-        self.accepted_at: float | None = None  # monotonic time Telegram last took a message
-        self.outage_failures = 0  # network failures in a row while nothing is accepted
-        self._failed_at: dict[int, float] = {}  # delivery id → its last network failure
 
     async def send(self, delivery: Delivery, *, plain: bool = False) -> Sent:
         """One attempt at one message."""
@@ -267,54 +264,23 @@ class Sender:
             return Sent.NEXT
         except NetworkError as exc:  # includes TimedOut and 5xx answers
             return await self._network_failure(delivery, exc.message)
-        self.accepted_at, self.outage_failures = time.monotonic(), 0
-        self._failed_at.pop(delivery.id, None)
+        self.retries.accepted(delivery.id)
         return await self.record_sent(delivery, message.message_id)
 
     async def _network_failure(self, delivery: Delivery, error: str) -> Sent:
-        """Telegram or the network failed. An attempt is spent only when Telegram works for
-        others (it took other messages since this one last failed, or answers `getMe` now):
-        then the failure is about this message. In an outage, however long, it waits."""
-        before = self._failed_at.get(delivery.id or 0)
-        others_sent = before is not None and (self.accepted_at or 0.0) > before
-        outage = not others_sent and not await self._telegram_answers()
-        self._failed_at[delivery.id or 0] = time.monotonic()
-        if outage:
-            self.outage_failures += 1
-            attempts, give_up = delivery.attempts, False
-            retry_at = self.clock() + retry_delay(self.outage_failures, self.retry_base)
-            log.warning(
-                "delivery %s to chat %s: %s (Telegram unreachable; retrying, no attempt spent)",
-                delivery.id,
-                delivery.chat_id,
-                error,
-            )
-        else:
-            attempts = delivery.attempts + 1
-            give_up = attempts >= self.max_attempts
-            retry_at = self.clock() + retry_delay(attempts, self.retry_base)
-            log.warning(
-                "delivery %s to chat %s: %s (attempt %d/%d)%s",
-                delivery.id,
-                delivery.chat_id,
-                error,
-                attempts,
-                self.max_attempts,
-                "; giving up" if give_up else "",
-            )
+        """Telegram or the network failed: `Retries` says when again and whether it counts."""
+        retry = await self.retries.after_failure(delivery, error, self._telegram_answers)
         await self._db(
             lambda s: store.mark_retry(
                 s,
                 delivery_id=delivery.id or 0,
                 error=error,
-                retry_at=retry_at,
-                give_up=give_up,
-                spend=not outage,
+                retry_at=retry.at,
+                give_up=retry.give_up,
+                spend=retry.spend,
             )
         )
-        if give_up:
-            self._failed_at.pop(delivery.id or 0, None)
-        return Sent.NEXT if give_up else Sent.STOP
+        return Sent.NEXT if retry.give_up else Sent.STOP
 
     async def _telegram_answers(self) -> bool:
         """Does Telegram answer at all? One cheap call (no message, no rate limit)."""
@@ -374,6 +340,50 @@ class Sender:
                 return work(session)
 
         return await asyncio.to_thread(run)
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    at: datetime
+    give_up: bool
+    spend: bool  # an attempt: the failure is about this message
+
+
+class Retries:
+    """The retry policy for network failures and 5xx. An attempt is spent only when Telegram
+    works for others (it took other messages since this one last failed, or answers `getMe`
+    now): then the failure is about this message. In an outage, however long, it waits."""
+
+    def __init__(self, max_attempts: int, base: float, clock: Clock) -> None:
+        self.max_attempts, self.base, self.clock = max_attempts, base, clock
+        self.accepted_at: float | None = None  # monotonic time Telegram last took a message
+        self.outage_failures = 0  # network failures in a row while nothing is accepted
+        self._failed_at: dict[int, float] = {}  # delivery id → its last network failure
+
+    def accepted(self, delivery_id: int) -> None:
+        self.accepted_at, self.outage_failures = time.monotonic(), 0
+        self._failed_at.pop(delivery_id, None)
+
+    async def after_failure(
+        self, delivery: Delivery, error: str, answers: Callable[[], Awaitable[bool]]
+    ) -> Retry:
+        key = delivery.id or 0
+        before = self._failed_at.get(key)
+        others_sent = before is not None and (self.accepted_at or 0.0) > before
+        outage = not others_sent and not await answers()
+        self._failed_at[key] = time.monotonic()
+        where = f"delivery {delivery.id} to chat {delivery.chat_id}: {error}"
+        if outage:
+            self.outage_failures += 1
+            log.warning("%s (Telegram unreachable; retrying, no attempt spent)", where)
+            return Retry(self.clock() + retry_delay(self.outage_failures, self.base), False, False)
+        attempts = delivery.attempts + 1
+        give_up = attempts >= self.max_attempts
+        suffix = "; giving up" if give_up else ""
+        log.warning("%s (attempt %d/%d)%s", where, attempts, self.max_attempts, suffix)
+        if give_up:
+            self._failed_at.pop(key, None)
+        return Retry(self.clock() + retry_delay(attempts, self.base), give_up, True)
 
 
 def _seconds(value: float | timedelta) -> float:

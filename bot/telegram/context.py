@@ -148,26 +148,12 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
     async def is_admin(self) -> bool:
         """Private chats are their own admin; groups and managed channels ask Telegram
         (`rights`). A button press is judged by who pressed it, not by the bot's message."""
-        update = self.event
-        if update is None or update.effective_chat is None:
-            return False
-        chat, message, user = update.effective_chat, update.effective_message, update.effective_user
-        if chat.type == ChatType.PRIVATE and self.channel is None:
-            return True
-        pressed = update.callback_query is not None
-        if not pressed and message is not None and message.sender_chat is not None:
-            return message.sender_chat.id == chat.id
-        if user is None:
-            return False
-        if self.channel is not None:
-            return await channel_problem(self.bot, self.channel[0], user.id) is None
-        return await group_admin(self.bot, self.svc.guard.admins, chat.id, user.id)
+        return await _is_admin(self)
 
     async def may_read(self) -> bool:
         """A managed channel's settings (`/list`, `/export`) are shown only to someone still
         its administrator, asked afresh like a change; anything else is the chat's own."""
-        update = self.event
-        user = update.effective_user if update else None
+        user = self.event.effective_user if self.event else None
         if self.channel is None or user is None:
             return True
         problem = await channel_problem(self.bot, self.channel[0], user.id)
@@ -183,11 +169,7 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
         chat = update.effective_chat if update else None
         user = update.effective_user if update else None
         if self.channel is not None and user is not None:
-            problem = await channel_problem(self.bot, self.channel[0], user.id)
-            if problem is not None:
-                text = (await self.tr()).gettext(problem)
-                await self.reply(text.format(title=esc(self.channel[1])))
-            return problem is None
+            return await self.may_read()
         if await self.is_admin():
             return True
         key = (chat.id if chat else 0, self.actor_id or 0)
@@ -220,6 +202,23 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
         tr = await self.tr()
         line = texts.usage(tr, command, await example_feed(self))
         return tr.gettext("Usage: {usage}").format(usage=line)
+
+
+async def _is_admin(context: Context) -> bool:
+    update = context.event
+    if update is None or update.effective_chat is None:
+        return False
+    chat, message, user = update.effective_chat, update.effective_message, update.effective_user
+    if chat.type == ChatType.PRIVATE and context.channel is None:
+        return True
+    pressed = update.callback_query is not None
+    if not pressed and message is not None and message.sender_chat is not None:
+        return message.sender_chat.id == chat.id
+    if user is None:
+        return False
+    if context.channel is not None:
+        return await channel_problem(context.bot, context.channel[0], user.id) is None
+    return await group_admin(context.bot, context.svc.guard.admins, chat.id, user.id)
 
 
 async def example_feed(context: Context) -> str:

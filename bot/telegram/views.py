@@ -1,6 +1,6 @@
 """What the bot shows besides plain replies: the /list view, the inline keyboards, and the one
 codec for button data (`unsub:ID`, `edits:ID`, `preview:ID`, `backlog:ID:N`, `lang:CODE`,
-`sub:ID`, `add:TOKEN:N` for the Nth feed of an offer).
+`sub:ID`, `add:TOKEN:N` for the Nth feed of an offer, `page:N` for a page of /list).
 
 Button data comes back from the client and can be forged (`"²"` passes `str.isdigit`; an id
 above 2^63 overflows a database integer), so it is parsed strictly against one pattern and
@@ -28,7 +28,7 @@ BACKLOG = 3  # the most posts the "Also the latest" button sends
 _ID = r"([1-9][0-9]{0,17})"  # at most 18 digits: always below 2^63
 _PATTERN = re.compile(
     rf"(?:(unsub|edits|preview|sub):{_ID}|backlog:{_ID}:([0-9])|lang:([a-z]{{2}})"
-    r"|add:([0-9a-f]{8}):([0-9]))",
+    r"|add:([0-9a-f]{8}):([0-9])|page:([0-9]{1,3}))",
     re.ASCII,
 )
 # What `CallbackQueryHandler(pattern=…)` routes on: the action word; `decode` does the rest.
@@ -38,15 +38,16 @@ ROUTES = {
     "toggle": r"^(edits|preview):",
     "lang": r"^lang:",
     "sub": r"^sub:",
+    "page": r"^page:",
     "add": r"^add:",
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    action: str  # unsub | edits | preview | backlog | lang | sub | add
+    action: str  # unsub | edits | preview | backlog | lang | sub | add | page
     feed_id: int = 0
-    count: int = 0  # backlog: how many posts; add: which of the offer's feeds
+    count: int = 0  # backlog: how many posts; add: which of the offer's feeds; page: which
     language: str = ""
     token: str = ""  # add: the offer
 
@@ -58,6 +59,8 @@ def encode(button: Button) -> str:
         return f"backlog:{button.feed_id}:{button.count}"
     if button.action == "add":
         return f"add:{button.token}:{button.count}"
+    if button.action == "page":
+        return f"page:{button.count}"
     return f"{button.action}:{button.feed_id}"
 
 
@@ -66,7 +69,9 @@ def decode(data: str | None) -> Button | None:
     match = _PATTERN.fullmatch(data or "")
     if match is None:
         return None
-    action, feed_id, backlog_id, count, language, token, number = match.groups()
+    action, feed_id, backlog_id, count, language, token, number, page = match.groups()
+    if page is not None:
+        return Button("page", count=int(page))
     if action is not None:
         return Button(action, feed_id=int(feed_id))
     if backlog_id is not None:
@@ -149,35 +154,32 @@ def language_keyboard() -> InlineKeyboardMarkup:
     )
 
 
+LIST_PAGE = 20  # subscriptions per /list page: 3 buttons each, under Telegram's 100 a message
+
+
+def page_of(subs: list[tuple[Audience, FeedView]], feed_id: int) -> int:
+    """The /list page that shows this feed (0 when it is not there any more)."""
+    index = next((i for i, (_, feed) in enumerate(subs) if feed.id == feed_id), 0)
+    return index // LIST_PAGE
+
+
 def list_view(
-    subs: list[tuple[Audience, FeedView]], paused: bool, tr: Translator
+    subs: list[tuple[Audience, FeedView]], paused: bool, tr: Translator, page: int = 0
 ) -> tuple[str, InlineKeyboardMarkup | None]:
-    """The /list text and its keyboard: unsubscribe, edits and previews per feed."""
+    """One page of the /list text and its keyboard: unsubscribe, edits and previews per feed,
+    then ‹ › to the other pages when there are more than `LIST_PAGE` subscriptions."""
     _ = tr.gettext
     if not subs:
         return _(
             "This chat has no subscriptions. See /feeds, then /subscribe <i>feed name</i>."
         ), None
-    lines = [_("<b>Subscriptions</b>")]
+    pages = (len(subs) + LIST_PAGE - 1) // LIST_PAGE
+    page = min(max(page, 0), pages - 1)
+    header = _("<b>Subscriptions</b>")
+    lines = [header if pages == 1 else f"{header} {page + 1}/{pages}"]
     rows = []
-    for reader, feed in subs:
-        extras = []
-        if not reader.keywords.is_empty:
-            words = describe_keywords(reader.keywords, tr)
-            extras.append(_("keywords {keywords}").format(keywords=words))
-        if not reader.edits:
-            extras.append(_("no edits"))
-        if reader.preview:
-            extras.append(_("link previews"))
-        elif not reader.images:
-            extras.append(_("no previews"))
-        if reader.silent:
-            extras.append(_("silent"))
-        if reader.thread_id is not None:
-            extras.append(_("topic {topic}").format(topic=reader.thread_id))
-        tail = f" ({'; '.join(extras)})" if extras else ""
-        line = f"{describe(reader.categories, tr)}{tail}"
-        lines.append(f"<code>{esc(feed.slug)}</code> — {esc(feed.title)}: {esc(line)}")
+    for reader, feed in subs[page * LIST_PAGE : (page + 1) * LIST_PAGE]:
+        lines.append(_list_line(reader, feed, tr))
         rows.append(
             [
                 InlineKeyboardButton(
@@ -192,9 +194,43 @@ def list_view(
                 ),
             ]
         )
+    turns = []
+    if page > 0:
+        turns.append(
+            InlineKeyboardButton(f"‹ {page}", callback_data=encode(Button("page", count=page - 1)))
+        )
+    if page < pages - 1:
+        turns.append(
+            InlineKeyboardButton(
+                f"{page + 2} ›", callback_data=encode(Button("page", count=page + 1))
+            )
+        )
+    if turns:
+        rows.append(turns)
     if paused:
         lines.append("\n" + _("Notifications are paused: /resume to restart them."))
-    return "\n".join(lines), InlineKeyboardMarkup(rows[:50])
+    return "\n".join(lines), InlineKeyboardMarkup(rows)
+
+
+def _list_line(reader: Audience, feed: FeedView, tr: Translator) -> str:
+    _ = tr.gettext
+    extras = []
+    if not reader.keywords.is_empty:
+        words = describe_keywords(reader.keywords, tr)
+        extras.append(_("keywords {keywords}").format(keywords=words))
+    if not reader.edits:
+        extras.append(_("no edits"))
+    if reader.preview:
+        extras.append(_("link previews"))
+    elif not reader.images:
+        extras.append(_("no previews"))
+    if reader.silent:
+        extras.append(_("silent"))
+    if reader.thread_id is not None:
+        extras.append(_("topic {topic}").format(topic=reader.thread_id))
+    tail = f" ({'; '.join(extras)})" if extras else ""
+    line = f"{describe(reader.categories, tr)}{tail}"
+    return f"<code>{esc(feed.slug)}</code> — {esc(feed.title)}: {esc(line)}"
 
 
 def feed_names(feeds: list[FeedView], tr: Translator) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.fakes.bot_api_chats import ADMIN_RIGHTS, BOT_ID, ChannelDirectory
+from tests.fakes.telegram_entities import entity_problem
 from tests.fakes.threaded import ThreadedApp
 
 TOKEN = "123456789:AAFakeTokenForTestsOnly_xyzXYZ0123456"
@@ -49,6 +50,7 @@ _RAW_STRING_PARAMS = {
 TEXT_LIMIT = 4096  # UTF-16 code units after entity parsing
 CAPTION_LIMIT = 1024
 CALLBACK_DATA_BYTES = 64
+BUTTONS_LIMIT = 100  # inline keyboard buttons in one message
 GROUP_PER_MINUTE = 20
 _SENDS = {"sendmessage", "senddocument", "sendphoto", "copymessage", "forwardmessage"}
 _TAG = re.compile(r"<[^>]+>")
@@ -298,12 +300,18 @@ class FakeBotApi(ChannelDirectory):
                 return _error(400, "Bad Request: message text is empty")
             if visible_length(text, mode) > TEXT_LIMIT:
                 return _error(400, "Bad Request: message is too long")
+            problem = entity_problem(text) if (mode or "").upper() == "HTML" else None
+            if problem is not None:
+                return _error(400, f"Bad Request: can't parse entities: {problem}")
         caption = params.get("caption")
         if caption is not None and visible_length(str(caption), mode) > CAPTION_LIMIT:
             return _error(400, "Bad Request: message caption is too long")
         markup = params.get("reply_markup")
         if isinstance(markup, dict):
-            for row in markup.get("inline_keyboard") or []:
+            rows = markup.get("inline_keyboard") or []
+            if sum(len(row) for row in rows) > BUTTONS_LIMIT:
+                return _error(400, "Bad Request: reply markup is too long")
+            for row in rows:
                 for button in row:
                     data = button.get("callback_data")
                     if data is not None and not 1 <= len(str(data).encode()) <= CALLBACK_DATA_BYTES:

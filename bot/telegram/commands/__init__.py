@@ -68,6 +68,7 @@ BUTTONS: list[tuple[str, Handler]] = [
     (ROUTES["toggle"], settings.on_toggle),
     (ROUTES["lang"], language.on_language_button),
     (ROUTES["sub"], subscriptions.on_subscribe_button),
+    (ROUTES["page"], subscriptions.on_list_page),
     (ROUTES["add"], adding.on_add_button),
 ]
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

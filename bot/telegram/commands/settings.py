@@ -154,7 +154,7 @@ async def on_toggle(update: Update, context: Context) -> None:
     query, button = found
     toggle, chat_id = TOGGLES[button.action], context.chat_id
     await context.svc.write(lambda s: toggle(s, chat_id=chat_id, feed_id=button.feed_id))
-    await edit(query, *await current_list(context))
+    await edit(query, *await current_list(context, feed_id=button.feed_id))
     await query.answer()
 
 

@@ -24,7 +24,7 @@ from bot.telegram import texts
 from bot.telegram.commands import adding
 from bot.telegram.commands.common import find_feed, pressed, subscription_answer, topic_of
 from bot.telegram.context import Context, esc
-from bot.telegram.views import BACKLOG, list_view
+from bot.telegram.views import BACKLOG, list_view, page_of
 
 log = logging.getLogger(__name__)
 
@@ -76,11 +76,16 @@ async def cmd_unsubscribe(update: Update, context: Context) -> None:
     await context.reply(text.format(title=esc(feed.title)))
 
 
-async def current_list(context: Context) -> tuple[str, InlineKeyboardMarkup | None]:
+async def current_list(
+    context: Context, *, page: int = 0, feed_id: int | None = None
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """One page of /list: `page`, or the one showing `feed_id` (a button under it pressed)."""
     chat_id = context.chat_id
     subs = await context.svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
     paused = await context.svc.read(lambda s: store.is_paused(s, chat_id=chat_id))
-    return list_view(subs, paused, await context.tr())
+    if feed_id is not None:
+        page = page_of(subs, feed_id)
+    return list_view(subs, paused, await context.tr(), page)
 
 
 async def cmd_list(update: Update, context: Context) -> None:
@@ -183,9 +188,21 @@ async def on_unsub(update: Update, context: Context) -> None:
         return
     query, button = found
     chat_id, feed_id = context.chat_id, button.feed_id
+    subs = await context.svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
+    page = page_of(subs, feed_id)  # where it was: that page is shown again
     await context.svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed_id))
-    await edit(query, *await current_list(context))
+    await edit(query, *await current_list(context, page=page))
     await query.answer((await context.tr()).gettext("Unsubscribed."))
+
+
+async def on_list_page(update: Update, context: Context) -> None:
+    """‹ › under /list: another page of the chat's subscriptions."""
+    found = await pressed(update, context)
+    if found is None:
+        return
+    query, button = found
+    await edit(query, *await current_list(context, page=button.count))
+    await query.answer()
 
 
 def queue_backlog(session: Session, *, chat_id: int, feed_id: int, count: int) -> int:

@@ -31,14 +31,14 @@ FEEDS, CHATS, PER_CHAT, INTERVAL = 50, 200, 5, 3
 
 
 @pytest.fixture
-def pg_url() -> Iterator[str]:
+def pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
     if not PG_URL:
         from tests.conftest import IN_CI
 
         if IN_CI:
             pytest.fail("CI=true but TEST_DATABASE_URL is not set")
         pytest.skip("needs PostgreSQL (TEST_DATABASE_URL)")
-    yield from _postgres_database()
+    yield from _postgres_database(request.getfixturevalue("postgres_template"))
 
 
 def feed_title(n: int) -> str:

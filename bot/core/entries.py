@@ -98,6 +98,7 @@ def raw_entry(
         image=first_image((*images, *_IMG_SRC.findall(html[:MAX_IMAGE_SCAN_CHARS]))),
         full=full,
         excerpt_hash=excerpt_hash,
+        excerpt=summary[:MAX_HTML_CHARS] if full and excerpt_hash is not None else "",
     )
 
 

@@ -25,6 +25,8 @@ class ParsedItem:
     image: str | None = None  # an absolute http(s) URL; not part of the fingerprint
     full: bool = True  # the body is the full text (content), not only a summary
     excerpt_hash: str | None = None  # hash of the summary's HTML (to compare like with like)
+    html: str = ""  # the body's HTML, for the message's summary ("" when read from storage)
+    excerpt: str = ""  # a separate description beside the full text (maybe hand-written)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,7 @@ class RawEntry:
     image: str | None = None
     full: bool = True
     excerpt_hash: str | None = None
+    excerpt: str = ""  # the entry's own description when it also has the full text
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,6 +127,8 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
                 image=entry.image,
                 full=entry.full,
                 excerpt_hash=entry.excerpt_hash,
+                html=entry.html[:MAX_HTML_CHARS],
+                excerpt=entry.excerpt,
             )
         )
     return ParsedFeed(title=raw.title, link=raw.link, items=tuple(items), warning=raw.warning)

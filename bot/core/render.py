@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 from bot.core.lang import ENGLISH, Translator
 from bot.core.model import Change, ChangeKind, FeedInfo, TextDiff
+from bot.core.summary import MAX_COLUMNS, summarize
 from bot.core.text import shorten
 
 TELEGRAM_LIMIT = 4096
-SUMMARY_CHARS = 500
 _TAG = re.compile(r"<[^>]+>")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates cannot be sent as UTF-8
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
@@ -69,8 +69,11 @@ def _render(change: Change, feed: FeedInfo, scale: float, tr: Translator) -> str
     lines.append("")
     if change.kind is ChangeKind.EDITED and change.diff is not None:
         lines.extend(_render_diff(change.diff, budget, tr))
-    elif item.text:
-        lines.append(esc(shorten(item.text.replace("\n\n", "\n"), budget(SUMMARY_CHARS))))
+    else:
+        limit = budget(MAX_COLUMNS)
+        summary = summarize(item.html, item.text, item.excerpt, full=item.full, limit=limit)
+        if summary:
+            lines.append(summary)
     return "\n".join(lines).rstrip()
 
 

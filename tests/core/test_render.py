@@ -116,6 +116,7 @@ def test_snapshot_of_the_corvid_membership_message() -> None:
         "<i>Announcements · Blog</i>\n"
         "\n"
         "Corvid Labs designs accelerator chips for training and inference.\n"
+        "\n"  # paragraphs stay apart (issue 25)
         "As a Platinum member it will help steer the foundation's hardware working group &amp; "
         "fund the &lt;continuous integration&gt; of new back ends."
     )
@@ -140,13 +141,15 @@ def test_snapshot_of_an_edit_message() -> None:
     )
 
 
-def test_long_summaries_are_cut_near_500_characters_with_an_ellipsis() -> None:
+def test_long_summaries_are_three_whole_sentences() -> None:
+    """Issue 25: the summary ends where a sentence ends (it used to stop mid-sentence at ~500
+    characters with "…")."""
     text = " ".join(f"Sentence number {n} is here." for n in range(100))
     message = render_change(
         Change(ChangeKind.NEW, make_item("T", text, None, [], None)), FeedInfo("s", "F")
     )
     summary = message.split("\n\n", 1)[1]
-    assert 250 <= len(summary) <= 500 and summary.endswith("…")
+    assert summary == " ".join(f"Sentence number {n} is here." for n in range(3))
 
 
 def test_plain_fallback_keeps_the_link() -> None:

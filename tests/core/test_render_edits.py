@@ -77,7 +77,7 @@ def test_a_post_without_text_ends_at_its_header() -> None:
 def test_an_edit_without_a_diff_shows_the_summary() -> None:
     message = edit(None, item(text="First line.\n\nSecond line."))
     assert message.startswith("<b>Updated: Scheduler notes</b>")
-    assert body(message) == ["First line.", "Second line."]
+    assert body(message) == ["First line.", "", "Second line."]  # paragraphs apart
 
 
 def test_a_title_change_gets_its_line_and_an_unchanged_title_none() -> None:

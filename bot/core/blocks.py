@@ -1,0 +1,220 @@
+"""A post's HTML as the blocks a reader sees: paragraphs, list items, headings, captions, code.
+
+The summary (`summary.py`) needs the post's own structure, which the visible text used for
+fingerprints flattens: where a paragraph ends, which lines are list items (and their numbers),
+which words are links, bold or italic, and what is a heading, a caption or a code block. Only the
+top of a post matters, so reading stops after `MAX_BLOCKS` blocks or `MAX_CHARS` characters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+MAX_BLOCKS = 60
+MAX_CHARS = 40_000
+_SPACE = re.compile(r"\s+")
+_BLOCK_TAGS = frozenset(
+    {"p", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "figcaption",
+     "dt", "dd", "section", "article", "header", "table", "tr", "hr", "center", "caption"}
+)  # fmt: skip
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Never part of what a post says in its opening: their text is dropped with them.
+_SKIPPED = frozenset(
+    {"script", "style", "noscript", "template", "svg", "nav", "aside", "footer", "form",
+     "button", "select", "iframe", "object", "video", "audio", "math", "head", "title"}
+)  # fmt: skip
+_VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "source", "wbr", "col", "area"})
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A stretch of text with one style; `href` as the feed gave it (checked when shown)."""
+
+    text: str
+    href: str | None = None
+    bold: bool = False
+    italic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """`kind`: p, li, h (heading), pre (code), caption, quote. `number`: an ordered item's."""
+
+    kind: str
+    runs: tuple[Run, ...]
+    number: int | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(run.text for run in self.runs)
+
+
+class _Reader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[Block] = []
+        self.runs: list[Run] = []
+        self.kind = "p"
+        self.number: int | None = None
+        self.skip = 0  # inside skipped elements (nested)
+        self.pre = 0
+        self.caption = 0
+        self.quote = 0
+        self.bold = 0
+        self.italic = 0
+        self.href: list[str | None] = []
+        self.lists: list[list[int] | None] = []  # ol: [next number]; ul: None
+        self.chars = 0
+
+    @property
+    def full(self) -> bool:
+        return len(self.blocks) >= MAX_BLOCKS or self.chars >= MAX_CHARS
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _SKIPPED:
+            if tag not in _VOID:
+                self.skip += 1
+            return
+        if self.skip:
+            return
+        if tag == "br":
+            self.flush()
+            return
+        if tag in ("ol", "ul"):
+            self.flush()
+            start = dict(attrs).get("start") or "1"
+            self.lists.append([int(start)] if tag == "ol" and start.isdigit() else None)
+            if tag == "ol" and not start.isdigit():
+                self.lists[-1] = [1]
+            return
+        if tag in _BLOCK_TAGS:
+            self.flush()
+            self._open_block(tag)
+        elif tag in ("b", "strong"):
+            self.bold += 1
+        elif tag in ("i", "em", "cite"):
+            self.italic += 1
+        elif tag == "a":
+            self.href.append(dict(attrs).get("href"))
+        elif tag == "figure":
+            self.flush()
+
+    def _open_block(self, tag: str) -> None:
+        if tag == "pre":
+            self.pre += 1
+        elif tag in ("figcaption", "caption"):
+            self.caption += 1
+        elif tag == "blockquote":
+            self.quote += 1
+        elif tag == "li":
+            numbering = self.lists[-1] if self.lists else None
+            self.kind = "li"
+            if numbering is not None:
+                self.number = numbering[0]
+                numbering[0] += 1
+        elif tag in _HEADINGS:
+            self.kind = "h"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIPPED:
+            self.skip = max(self.skip - 1, 0)
+            return
+        if self.skip:
+            return
+        if tag in ("ol", "ul"):
+            self.flush()
+            if self.lists:
+                self.lists.pop()
+        elif tag in _BLOCK_TAGS or tag == "figure":
+            self.flush()
+            if tag == "pre":
+                self.pre = max(self.pre - 1, 0)
+            elif tag in ("figcaption", "caption"):
+                self.caption = max(self.caption - 1, 0)
+            elif tag == "blockquote":
+                self.quote = max(self.quote - 1, 0)
+        elif tag in ("b", "strong"):
+            self.bold = max(self.bold - 1, 0)
+        elif tag in ("i", "em", "cite"):
+            self.italic = max(self.italic - 1, 0)
+        elif tag == "a" and self.href:
+            self.href.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self.skip or not data or self.full:
+            return
+        href = next((h for h in reversed(self.href) if h), None)
+        self.runs.append(Run(data, href, self.bold > 0, self.italic > 0))
+        self.chars += len(data)
+
+    def flush(self) -> None:
+        """End the current block: whitespace folded across its runs, empty runs dropped."""
+        runs = _folded(self.runs)
+        if runs and not self.full:
+            kind = self.kind
+            if self.pre:
+                kind = "pre"
+            elif self.caption:
+                kind = "caption"
+            elif self.quote and kind == "p":
+                kind = "quote"
+            self.blocks.append(Block(kind, runs, self.number if kind == "li" else None))
+        if runs or self.kind != "li":
+            self.kind, self.number = "p", None
+        self.runs = []
+
+
+def _folded(runs: list[Run]) -> tuple[Run, ...]:
+    out: list[Run] = []
+    last_space = True  # no space at the start of a block
+    for run in runs:
+        text = _SPACE.sub(" ", run.text)
+        if last_space:
+            text = text.lstrip(" ")
+        if not text:
+            continue
+        last_space = text.endswith(" ")
+        out.append(Run(text, run.href, run.bold, run.italic))
+    if out:
+        last = out[-1]
+        out[-1] = Run(last.text.rstrip(" "), last.href, last.bold, last.italic)
+        if not out[-1].text:
+            out.pop()
+    return tuple(out)
+
+
+def read_blocks(html: str) -> list[Block]:
+    """The blocks at the top of a post's HTML (nothing raised for broken markup)."""
+    reader = _Reader()
+    try:
+        reader.feed(html[: MAX_CHARS * 4])
+        reader.close()
+    except (AssertionError, ValueError):  # html.parser on hostile input
+        pass
+    reader.flush()
+    return reader.blocks
+
+
+_ITEM_MARK = re.compile(r"^(?:[-•*·▪‣]\s+|(\d{1,3})[.)]\s+)")
+
+
+def text_blocks(text: str) -> list[Block]:
+    """Blocks from plain visible text (a stored item, without its HTML): paragraphs at blank
+    lines, list items where a line starts with a bullet or a number."""
+    blocks: list[Block] = []
+    for paragraph in re.split(r"\n\s*\n", text.strip()):
+        for line in paragraph.split("\n") if _ITEM_MARK.match(paragraph) else [paragraph]:
+            mark = _ITEM_MARK.match(line)
+            body = _SPACE.sub(" ", line[mark.end() :] if mark else line).strip()
+            if not body:
+                continue
+            if mark is not None:
+                number = int(mark.group(1)) if mark.group(1) else None
+                blocks.append(Block("li", (Run(body),), number))
+            else:
+                blocks.append(Block("p", (Run(body),)))
+            if len(blocks) >= MAX_BLOCKS:
+                return blocks
+    return blocks

@@ -146,7 +146,7 @@ async def test_same_body_without_validators_skips_parsing(
     def no_parse(*args: object, **kwargs: object) -> None:
         raise AssertionError("an unchanged body must not be parsed")
 
-    monkeypatch.setattr("bot.services.polling.read_feed", no_parse)
+    monkeypatch.setattr("bot.services.poll_result.read_feed", no_parse)
     outcome, _ = await poll(poller, clock)
     assert outcome == "unchanged"
 

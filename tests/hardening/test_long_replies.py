@@ -74,7 +74,9 @@ async def test_list_with_many_subscriptions_keeps_its_keyboard_on_the_last_part(
     for slug in slugs:
         await ask(bot_api, f"/subscribe {slug}", CHAT)
     replies = await all_replies(bot_api, CHAT, "/list")
-    assert len(replies) >= 2 and all(telegram_length(r) <= TELEGRAM_LIMIT for r in replies)
+    # Since /list comes in pages of 20 (issue 23), a page of these long titles may fit one
+    # message; however many parts it takes, the keyboard is under the last.
+    assert len(replies) >= 1 and all(telegram_length(r) <= TELEGRAM_LIMIT for r in replies)
     with bot_api.lock:
         markups = [s.params.get("reply_markup") for s in bot_api.sent if s.chat_id == CHAT]
     list_markups = markups[-len(replies) - 1 : -1]  # the /help reply comes last

@@ -92,9 +92,11 @@ async def test_each_chat_gets_exactly_its_posts_oldest_first_then_one_update(
         "prefer_large_media": True,
         "show_above_text": True,
     }
-    for s in sent:  # the post's image above the text by default; no preview without one
+    # The post's image above the text by default; without one, Telegram's card of the post's
+    # page (issue 25: it used to be no preview at all).
+    for s in sent:
         with_image = blog.CORVID.title in s.text.split("\n")[0]
-        expected = corvid_image if with_image else {"is_disabled": True}
+        expected = corvid_image if with_image else {"is_disabled": False}
         assert s.parse_mode == "HTML" and s.params["link_preview_options"] == expected
 
     # A markup-only change (the guide regains fetchpriority) sends nothing.

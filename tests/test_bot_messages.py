@@ -167,7 +167,8 @@ async def test_posts_show_their_image_above_the_text_unless_the_chat_said_off(
     assert corvid.params["link_preview_options"]["url"] == (
         "https://blog.lumen.example/uploads/corvid-member.png"
     )
-    (pune,) = about(bot_api, READER, blog.PUNE.title)  # no image: no preview, as before
-    assert pune.params["link_preview_options"] == {"is_disabled": True}
+    (pune,) = about(bot_api, READER, blog.PUNE.title)  # no image: the card of its page
+    assert pune.params["link_preview_options"] == {"is_disabled": False}
+    assert pune.text.startswith(f'<b><a href="{blog.PUNE.link}">')  # the link previewed
     (quiet_video,) = about(bot_api, QUIET, "Talk bbb")
     assert quiet_video.params["link_preview_options"] == {"is_disabled": True}

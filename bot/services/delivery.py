@@ -188,8 +188,8 @@ class Deliverer:
 
 
 def preview_options(delivery: Delivery) -> LinkPreviewOptions:
-    """The post's image, large, above the text; else Telegram's preview of the post's link when
-    the chat asked for it; else none."""
+    """The post's image, large, above the text; else Telegram's card of the post's page (its
+    title link comes first) unless the chat turned previews off; else none."""
     if delivery.image_url:
         return LinkPreviewOptions(
             url=delivery.image_url, prefer_large_media=True, show_above_text=True

@@ -140,7 +140,9 @@ def _row(
         item_id=item_id,
         kind=kind.value,
         text=text,
-        preview=reader.preview,
+        # A post without an image of its own gets Telegram's card of its page (issue 25):
+        # the title link comes first in the message, so that is the page previewed.
+        preview=reader.preview or (reader.images and not image and kind is not ChangeKind.EDITED),
         silent=reader.silent,
         image_url=image if reader.images else None,
         thread_id=reader.thread_id,

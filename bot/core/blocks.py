@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 MAX_BLOCKS = 60
 MAX_CHARS = 40_000
 _SPACE = re.compile(r"\s+")
+_BROKEN_TAIL = re.compile(r"<[^<>]*$")
 _BLOCK_TAGS = frozenset(
     {"p", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "figcaption",
      "dt", "dd", "section", "article", "header", "table", "tr", "hr", "center", "caption"}
@@ -188,8 +189,11 @@ def _folded(runs: list[Run]) -> tuple[Run, ...]:
 def read_blocks(html: str) -> list[Block]:
     """The blocks at the top of a post's HTML (nothing raised for broken markup)."""
     reader = _Reader()
+    # An excerpt cut by its generator may end inside a tag (`<a href="…" targ`): without this,
+    # the parser would give the broken tag back as text.
+    html = _BROKEN_TAIL.sub("", html[: MAX_CHARS * 4])
     try:
-        reader.feed(html[: MAX_CHARS * 4])
+        reader.feed(html)
         reader.close()
     except (AssertionError, ValueError):  # html.parser on hostile input
         pass

@@ -272,3 +272,15 @@ def test_summaries_end_at_a_sentence_end_or_a_word_with_an_ellipsis(parts: list[
     assert summary == "" or summary.endswith((".", "…"))
     if summary.endswith("."):
         assert " ".join(text.split()).startswith(summary)  # whole sentences from the start
+
+
+def test_an_automatic_excerpt_cut_inside_a_tag_is_the_body_s_beginning() -> None:
+    """Hexo and others cut the description from the body's HTML, sometimes inside a tag."""
+    body = (
+        '<h1 id="kmp">Extended KMP</h1><p><a href="https://ref.example/kmp">Extended KMP</a>'
+        "</p><pre>1\n2</pre><p>The algorithm finds every prefix match in linear time.</p>"
+    )
+    excerpt = '<h1 id="kmp">Extended KMP</h1><p><a href="https://ref.example/kmp" targ'
+    summary = check(summarize(body, excerpt_html=excerpt))
+    assert "targ" not in summary and "href=" not in visible(summary)
+    assert summary.endswith("The algorithm finds every prefix match in linear time.")

@@ -189,3 +189,4 @@ class Audience:
     thread_id: int | None = None
     digest: bool = False
     language: str | None = None  # the chat's; None is English
+    timezone: str = "UTC"  # the chat's (/timezone): dates in messages are its dates

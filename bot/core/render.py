@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.core.lang import ENGLISH, Translator
 from bot.core.model import Change, ChangeKind, FeedInfo, TextDiff
@@ -22,14 +24,25 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates cannot be sent as 
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
 
 
-def render_change(change: Change, feed: FeedInfo, tr: Translator = ENGLISH) -> str:
-    """The message for one event in `tr`'s language, guaranteed to fit Telegram's limit."""
+def render_change(
+    change: Change, feed: FeedInfo, tr: Translator = ENGLISH, *, zone: str = "UTC"
+) -> str:
+    """The message for one event in `tr`'s language, its date in the chat's time `zone`,
+    guaranteed to fit Telegram's limit."""
     scale = 1.0
     while True:
-        message = _render(change, feed, scale, tr)
+        message = _render(change, feed, scale, tr, zone)
         if telegram_length(message) <= TELEGRAM_LIMIT or scale < 0.01:
             return message
         scale /= 2
+
+
+def local(moment: datetime, zone: str) -> datetime:
+    """`moment` in the IANA time `zone` (stored zones are validated; anything else is UTC)."""
+    try:
+        return moment.astimezone(ZoneInfo(zone))
+    except (ValueError, ZoneInfoNotFoundError):
+        return moment.astimezone(UTC)
 
 
 def telegram_length(message_html: str) -> int:
@@ -44,7 +57,7 @@ def to_plain(message_html: str) -> str:
     return html.unescape(_TAG.sub("", with_urls))
 
 
-def _render(change: Change, feed: FeedInfo, scale: float, tr: Translator) -> str:
+def _render(change: Change, feed: FeedInfo, scale: float, tr: Translator, zone: str) -> str:
     item = change.item
 
     def budget(chars: int) -> int:
@@ -59,7 +72,7 @@ def _render(change: Change, feed: FeedInfo, scale: float, tr: Translator) -> str
     if item.author:
         byline.append(shorten(item.author, budget(100)))
     if item.published:
-        byline.append(tr.format_date(item.published))
+        byline.append(tr.format_date(local(item.published, zone)))
     lines.append(esc(" · ".join(byline)))
     if item.categories:
         shown = [shorten(c, budget(50)) for c in item.categories[:10]]

@@ -44,16 +44,17 @@ def plan_changes(
                 flooded.add(reader.chat_id)
                 rows += _flood_rows(reader, fresh, item_ids, feed, feed_id)
     for change in changes:
-        rendered: dict[str | None, str] = {}
+        rendered: dict[tuple[str | None, str], str] = {}  # one per language and time zone
         for reader in readers:
             if not wants(reader, change):
                 continue
             if change.kind is ChangeKind.NEW and reader.chat_id in flooded:
                 continue
-            text = rendered.get(reader.language)
+            how = (reader.language, reader.timezone)
+            text = rendered.get(how)
             if text is None:
-                text = rendered[reader.language] = render_change(
-                    change, feed, translator(reader.language)
+                text = rendered[how] = render_change(
+                    change, feed, translator(reader.language), zone=reader.timezone
                 )
             item_id = item_ids[change.item.key]
             rows.append(_row(reader, feed_id, item_id, change.kind, text, image=change.item.image))
@@ -94,7 +95,7 @@ def plan_backlog(
             feed_id,
             item_id,
             ChangeKind.NEW,
-            render_change(Change(ChangeKind.NEW, item), feed, tr),
+            render_change(Change(ChangeKind.NEW, item), feed, tr, zone=reader.timezone),
             held=False,
             image=item.image,
         )

@@ -157,3 +157,13 @@ def test_plain_fallback_keeps_the_link() -> None:
     assert "<" not in plain.split("(")[0]
     assert "(https://blog.lumen.example/corvid-labs-joins-as-platinum-member/)" in plain
     assert "hardware working group & fund the <continuous integration>" in plain
+
+
+def test_the_date_is_the_chat_s_date() -> None:
+    """Issue 25: a Los Angeles chat read "8 Sep 2026" for a post published there on 7 Sep."""
+    change = corvid_change()  # published 8 Sep 2026, 00:59 UTC
+    info = FeedInfo("lumen", blog.FEED_TITLE)
+    assert "· 8 Sep 2026" in render_change(change, info)
+    assert "· 7 Sep 2026" in render_change(change, info, zone="America/Los_Angeles")
+    assert "· 8 Sep 2026" in render_change(change, info, zone="Asia/Tokyo")
+    assert "· 8 Sep 2026" in render_change(change, info, zone="Not/AZone")  # UTC then

@@ -151,7 +151,7 @@ _SUB = table(Subscription)
 _CHAT = table(Chat)
 # Each changed feed's poll asks for its audience: a statement built once (see statements.py).
 _AUDIENCE = (
-    sa_select(_SUB, _CHAT.c.language)
+    sa_select(_SUB, _CHAT.c.language, _CHAT.c.timezone)
     .join(_CHAT, _CHAT.c.id == _SUB.c.chat_id)
     .where(
         _SUB.c.feed_id == bindparam("b_feed"),
@@ -165,14 +165,16 @@ _AUDIENCE = (
 def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
     """Active, unpaused chats subscribed to a feed, with their filters and settings."""
     rows = run(session, _AUDIENCE, {"b_feed": feed_id}).mappings()
-    return [audience_of(row, row["language"]) for row in rows]
+    return [audience_of(row, row["language"], row["timezone"]) for row in rows]
 
 
 def audience(sub: Subscription, language: str | None = None) -> Audience:
     return audience_of(sub.model_dump(), language)
 
 
-def audience_of(sub: Mapping[Any, Any], language: str | None) -> Audience:
+def audience_of(
+    sub: Mapping[Any, Any], language: str | None, timezone: str | None = None
+) -> Audience:
     """A subscription's columns (an ORM row's or a Core row's) as the fan-out's audience."""
     return Audience(
         chat_id=sub["chat_id"],
@@ -190,6 +192,7 @@ def audience_of(sub: Mapping[Any, Any], language: str | None) -> Audience:
         thread_id=sub["thread_id"],
         digest=sub["digest"] is not None,
         language=language,
+        timezone=timezone or "UTC",
     )
 
 

@@ -217,7 +217,8 @@ def queue_backlog(session: Session, *, chat_id: int, feed_id: int, count: int) -
     had = store.delivered_item_ids(session, chat_id=chat_id, item_ids=[i for i, _ in latest])
     fresh = [(item_id, item) for item_id, item in reversed(latest) if item_id not in had]
     _known, language = store.chat_language(session, chat_id=chat_id)
-    reader = replace(reader, language=language)
+    zone = store.chat_timezone(session, chat_id=chat_id)
+    reader = replace(reader, language=language, timezone=zone)
     rows = plan_backlog(fresh, reader, FeedInfo(slug=feed.slug, title=feed.title), feed_id)
     store.enqueue(session, rows=rows)
     return len(rows)

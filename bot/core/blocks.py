@@ -53,8 +53,9 @@ class Block:
 
 
 class _Reader(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, max_blocks: int = MAX_BLOCKS, max_chars: int = MAX_CHARS) -> None:
         super().__init__(convert_charrefs=True)
+        self.max_blocks, self.max_chars = max_blocks, max_chars
         self.blocks: list[Block] = []
         self.runs: list[Run] = []
         self.kind = "p"
@@ -71,7 +72,7 @@ class _Reader(HTMLParser):
 
     @property
     def full(self) -> bool:
-        return len(self.blocks) >= MAX_BLOCKS or self.chars >= MAX_CHARS
+        return len(self.blocks) >= self.max_blocks or self.chars >= self.max_chars
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _SKIPPED:
@@ -186,12 +187,12 @@ def _folded(runs: list[Run]) -> tuple[Run, ...]:
     return tuple(out)
 
 
-def read_blocks(html: str) -> list[Block]:
+def read_blocks(html: str, max_blocks: int = MAX_BLOCKS, max_chars: int = MAX_CHARS) -> list[Block]:
     """The blocks at the top of a post's HTML (nothing raised for broken markup)."""
-    reader = _Reader()
+    reader = _Reader(max_blocks, max_chars)
     # An excerpt cut by its generator may end inside a tag (`<a href="…" targ`): without this,
     # the parser would give the broken tag back as text.
-    html = _BROKEN_TAIL.sub("", html[: MAX_CHARS * 4])
+    html = _BROKEN_TAIL.sub("", html[: max_chars * 4])
     try:
         reader.feed(html)
         reader.close()

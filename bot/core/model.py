@@ -190,3 +190,4 @@ class Audience:
     digest: bool = False
     language: str | None = None  # the chat's; None is English
     timezone: str = "UTC"  # the chat's (/timezone): dates in messages are its dates
+    message_format: str = "summary"  # /format: title, summary or full

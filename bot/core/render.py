@@ -15,23 +15,33 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.core.lang import ENGLISH, Translator
 from bot.core.model import Change, ChangeKind, FeedInfo, TextDiff
-from bot.core.summary import MAX_COLUMNS, summarize
+from bot.core.summary import MAX_COLUMNS, summarize, whole_post
 from bot.core.text import shorten
 
 TELEGRAM_LIMIT = 4096
+FULL_COLUMNS = 3400  # the whole post: what fits beside the title, byline and categories
 _TAG = re.compile(r"<[^>]+>")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates cannot be sent as UTF-8
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
 
 
+FORMATS = ("title", "summary", "full")  # /format FEED …
+
+
 def render_change(
-    change: Change, feed: FeedInfo, tr: Translator = ENGLISH, *, zone: str = "UTC"
+    change: Change,
+    feed: FeedInfo,
+    tr: Translator = ENGLISH,
+    *,
+    zone: str = "UTC",
+    form: str = "summary",
 ) -> str:
-    """The message for one event in `tr`'s language, its date in the chat's time `zone`,
+    """The message for one event in `tr`'s language, its date in the chat's time `zone`, in
+    the subscription's `form` (title and source; the summary; the whole post up to the limit),
     guaranteed to fit Telegram's limit."""
     scale = 1.0
     while True:
-        message = _render(change, feed, scale, tr, zone)
+        message = _render(change, feed, scale, tr, zone, form)
         if telegram_length(message) <= TELEGRAM_LIMIT or scale < 0.01:
             return message
         scale /= 2
@@ -57,7 +67,9 @@ def to_plain(message_html: str) -> str:
     return html.unescape(_TAG.sub("", with_urls))
 
 
-def _render(change: Change, feed: FeedInfo, scale: float, tr: Translator, zone: str) -> str:
+def _render(
+    change: Change, feed: FeedInfo, scale: float, tr: Translator, zone: str, form: str
+) -> str:
     item = change.item
 
     def budget(chars: int) -> int:
@@ -74,6 +86,8 @@ def _render(change: Change, feed: FeedInfo, scale: float, tr: Translator, zone: 
     if item.published:
         byline.append(tr.format_date(local(item.published, zone)))
     lines.append(esc(" · ".join(byline)))
+    if form == "title" and change.kind is ChangeKind.NEW:
+        return "\n".join(lines)
     if item.categories:
         shown = [shorten(c, budget(50)) for c in item.categories[:10]]
         more = len(item.categories) - len(shown)
@@ -82,6 +96,12 @@ def _render(change: Change, feed: FeedInfo, scale: float, tr: Translator, zone: 
     lines.append("")
     if change.kind is ChangeKind.EDITED and change.diff is not None:
         lines.extend(_render_diff(change.diff, budget, tr))
+    elif form == "full":
+        body, complete = whole_post(item.html, item.text, limit=budget(FULL_COLUMNS))
+        lines.append(body)
+        if not complete and item.link:
+            read_on = esc(tr.gettext("Read on the site"))
+            lines.append(f'\n<a href="{esc_attr(item.link)}">{read_on} →</a>')
     else:
         limit = budget(MAX_COLUMNS)
         summary = summarize(item.html, item.text, item.excerpt, full=item.full, limit=limit)

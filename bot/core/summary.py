@@ -31,6 +31,7 @@ from bot.core.urls import safe_link
 MAX_COLUMNS = 600
 MAX_SENTENCES = 3
 MAX_ITEMS = 8  # list items shown at most
+WHOLE_BLOCKS = 400  # read for the whole post: past this, it is surely longer than a message
 STYLE_CHARS = 80  # bold or italic longer than this is shown plain (a whole bold paragraph)
 
 # Words before a "." that do not end a sentence.
@@ -89,12 +90,33 @@ def summarize(body_html: str, text: str = "", excerpt_html: str = "", *, full: b
     if not chosen:
         chosen = lede(blocks)
         cut_by_site = not full and looks_cut(chosen)
-    return compose(chosen, limit, cut_by_site=cut_by_site)
+    return compose(chosen, limit, cut_by_site=cut_by_site)[0]
 
 
-def compose(blocks: Sequence[Block], limit: int = MAX_COLUMNS, *, cut_by_site: bool = False) -> str:
+@lru_cache(maxsize=128)
+def whole_post(body_html: str, text: str = "", *, limit: int = 3000) -> tuple[str, bool]:
+    """The post from its first paragraph (no boilerplate), every sentence and item that fits
+    in `limit` columns, and whether that is all of it (`/format FEED full`)."""
+    most = WHOLE_BLOCKS
+    read = read_blocks(body_html, most, limit * 4) if body_html.strip() else text_blocks(text)
+    shown, complete = compose(lede(read), limit, whole=True)
+    return shown, complete and len(read) < most
+
+
+def compose(
+    blocks: Sequence[Block],
+    limit: int = MAX_COLUMNS,
+    *,
+    cut_by_site: bool = False,
+    whole: bool = False,
+) -> tuple[str, bool]:
     """Whole blocks while they fit, then whole sentences; never a heading or a line ending in
-    ":" last. `cut_by_site`: the last block stops mid-sentence; only its whole sentences show."""
+    ":" last. `cut_by_site`: the last block stops mid-sentence; only its whole sentences show.
+    `whole`: no count of sentences or items, only the limit. Returns the HTML and whether every
+    block was shown."""
+    most_sentences = 10**6 if whole else MAX_SENTENCES
+    most_items = 10**6 if whole else MAX_ITEMS
+    complete = True
     lines: list[tuple[Block, str]] = []  # (block, its HTML)
     used = sentences = items = 0
     for index, block in enumerate(blocks):
@@ -105,12 +127,14 @@ def compose(blocks: Sequence[Block], limit: int = MAX_COLUMNS, *, cut_by_site: b
             continue
         extra = _overhead(lines[-1][0] if lines else None, block)
         if block.kind == "li":
-            if items >= MAX_ITEMS or used + extra + columns(text) > limit:
+            if items >= most_items or used + extra + columns(text) > limit:
+                complete = False
                 break
             lines.append((block, _render(runs)))
             used, items = used + extra + columns(text), items + 1
             continue
-        if sentences >= MAX_SENTENCES:
+        if sentences >= most_sentences:
+            complete = False
             break
         ends = sentence_ends(text)
         dangling = last and cut_by_site and not _ends_sentence(text)
@@ -118,10 +142,11 @@ def compose(blocks: Sequence[Block], limit: int = MAX_COLUMNS, *, cut_by_site: b
             ends, dangling = ends[:-1], False  # the site's cut leaves a partial sentence
         room = limit - used - extra - (1 if dangling else 0)
         fits = [e for e in ends if columns(text[:e]) <= room]
-        fits = fits[: max(MAX_SENTENCES - sentences, 1)]
+        fits = fits[: max(most_sentences - sentences, 1)]
         if not fits:
             if not lines:  # the first sentence alone is too long: cut at a word
                 lines.append((block, _render(_cut_at_word(runs, limit))))
+            complete = False
             break
         cut = fits[-1]
         shown = _slice(runs, cut)
@@ -131,10 +156,11 @@ def compose(blocks: Sequence[Block], limit: int = MAX_COLUMNS, *, cut_by_site: b
         used += extra + columns(text[:cut]) + (1 if dangling else 0)
         sentences += len(fits)
         if cut < len(text.rstrip()):
+            complete = False
             break
     while lines and (lines[-1][0].kind == "h" or lines[-1][0].text.rstrip().endswith(":")):
         lines.pop()
-    return _join(lines)
+    return _join(lines), complete
 
 
 def _overhead(previous: Block | None, block: Block) -> int:

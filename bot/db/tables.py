@@ -159,6 +159,8 @@ class Subscription(SQLModel, table=True):
     silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     # The post's image shown large above its message (/preview SLUG image, the default).
     images: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
+    # /format SLUG title|summary|full; None: the summary.
+    message_format: str | None = Field(default=None, max_length=16)
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     digest: str | None = Field(default=None, max_length=16, description="hourly or daily")
     digest_at: str | None = Field(default=None, max_length=5, description="HH:MM, daily only")

@@ -44,17 +44,21 @@ def plan_changes(
                 flooded.add(reader.chat_id)
                 rows += _flood_rows(reader, fresh, item_ids, feed, feed_id)
     for change in changes:
-        rendered: dict[tuple[str | None, str], str] = {}  # one per language and time zone
+        rendered: dict[tuple[str | None, str, str], str] = {}  # per language, zone and format
         for reader in readers:
             if not wants(reader, change):
                 continue
             if change.kind is ChangeKind.NEW and reader.chat_id in flooded:
                 continue
-            how = (reader.language, reader.timezone)
+            how = (reader.language, reader.timezone, reader.message_format)
             text = rendered.get(how)
             if text is None:
                 text = rendered[how] = render_change(
-                    change, feed, translator(reader.language), zone=reader.timezone
+                    change,
+                    feed,
+                    translator(reader.language),
+                    zone=reader.timezone,
+                    form=reader.message_format,
                 )
             item_id = item_ids[change.item.key]
             rows.append(_row(reader, feed_id, item_id, change.kind, text, image=change.item.image))
@@ -95,7 +99,13 @@ def plan_backlog(
             feed_id,
             item_id,
             ChangeKind.NEW,
-            render_change(Change(ChangeKind.NEW, item), feed, tr, zone=reader.timezone),
+            render_change(
+                Change(ChangeKind.NEW, item),
+                feed,
+                tr,
+                zone=reader.timezone,
+                form=reader.message_format,
+            ),
             held=False,
             image=item.image,
         )

@@ -20,6 +20,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("keywords", N_("only posts with some words")),
     ("edits", N_("notify about edits or not")),
     ("preview", N_("the post's image, its link preview, or none")),
+    ("format", N_("title only, a summary, or the whole post")),
     ("silent", N_("a feed's messages without sound")),
     ("pause", N_("pause every notification here")),
     ("resume", N_("resume notifications")),
@@ -53,6 +54,10 @@ USAGE = {
     "preview": N_(
         "/preview <i>feed name</i> image|link|off — the post's image above the text (the "
         "default), Telegram's preview of its link, or none; e.g. <code>/preview {feed} link</code>"
+    ),
+    "format": N_(
+        "/format <i>feed name</i> title|summary|full — the title and source only, a summary "
+        "(the default), or the whole post; e.g. <code>/format {feed} full</code>"
     ),
     "silent": N_(
         "/silent <i>feed name</i> on|off — e.g. <code>/silent {feed} on</code>: its messages "
@@ -186,6 +191,7 @@ def help_text(tr: Translator, feed: str = "blog") -> str:
         ),
         usage("edits"),
         usage("preview"),
+        usage("format"),
         usage("silent"),
         _(
             "/pause and /resume — stop and restart every notification in this chat, keeping "

@@ -224,6 +224,10 @@ def _list_line(reader: Audience, feed: FeedView, tr: Translator) -> str:
         extras.append(_("link previews"))
     elif not reader.images:
         extras.append(_("no previews"))
+    if reader.message_format == "title":
+        extras.append(_("titles only"))
+    elif reader.message_format == "full":
+        extras.append(_("whole posts"))
     if reader.silent:
         extras.append(_("silent"))
     if reader.thread_id is not None:

@@ -167,3 +167,29 @@ def test_the_date_is_the_chat_s_date() -> None:
     assert "· 7 Sep 2026" in render_change(change, info, zone="America/Los_Angeles")
     assert "· 8 Sep 2026" in render_change(change, info, zone="Asia/Tokyo")
     assert "· 8 Sep 2026" in render_change(change, info, zone="Not/AZone")  # UTC then
+
+
+def test_formats_title_summary_and_full() -> None:
+    """Issue 25, `/format FEED title|summary|full`."""
+    from dataclasses import replace
+
+    from tests.fixtures.seed_posts import MEMBERSHIP
+
+    info = FeedInfo("lumen", blog.FEED_TITLE)
+    change = Change(ChangeKind.NEW, MEMBERSHIP)
+    title = render_change(change, info, form="title")
+    assert title.split("\n") == [
+        f'<b><a href="{MEMBERSHIP.link}">{MEMBERSHIP.title}</a></b>',
+        "Lumen Blog · Lumen Foundation · 8 Sep 2026",
+    ]
+    summary = render_change(change, info)
+    full = render_change(change, info, form="full")
+    assert "Its engineers will join the hardware working group this autumn." in full
+    assert "Its engineers" not in summary and "Read on the site" not in full  # all of it fits
+    long = replace(
+        MEMBERSHIP, html="".join(f"<p>Paragraph {n} has words. More words.</p>" for n in range(400))
+    )
+    cut = render_change(Change(ChangeKind.NEW, long), info, form="full")
+    assert cut.endswith(f'<a href="{MEMBERSHIP.link}">Read on the site →</a>')
+    assert telegram_length(cut) <= 4096
+    assert_valid_telegram_html(cut)

@@ -92,6 +92,11 @@ def set_preview_mode(session: Session, *, chat_id: int, feed_id: int, mode: str)
     return _set(session, chat_id, feed_id, values)
 
 
+def set_message_format(session: Session, *, chat_id: int, feed_id: int, form: str) -> bool:
+    """`title`, `summary` (stored as None, the default) or `full`."""
+    return _set(session, chat_id, feed_id, {"message_format": None if form == "summary" else form})
+
+
 def set_silent(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool:
     return _set(session, chat_id, feed_id, {"silent": on})
 
@@ -193,6 +198,7 @@ def audience_of(
         digest=sub["digest"] is not None,
         language=language,
         timezone=timezone or "UTC",
+        message_format=sub.get("message_format") or "summary",
     )
 
 

@@ -6,7 +6,7 @@ table below; `app.py` wires whatever is listed here.
   /start's feed buttons)
 - `adding`: /subscribe URL, a pasted link, the buttons of the feeds found at an address
 - `channels`: /channel (a channel managed from a private chat) and Telegram's chat picker
-- `settings`: /filter, /keywords, /edits, /preview, /silent, /pause, /resume, /timezone
+- `settings`: /filter, /keywords, /edits, /preview, /format, /silent, /pause, /resume, /timezone
   (+ switches)
 - `digests`: /digest
 - `language`: /language (+ its buttons)
@@ -49,6 +49,7 @@ CHAT_COMMANDS: dict[str, Handler] = {
     "keywords": settings.cmd_keywords,
     "edits": settings.cmd_edits,
     "preview": settings.cmd_preview,
+    "format": settings.cmd_format,
     "silent": settings.cmd_silent,
     "pause": settings.cmd_pause,
     "resume": settings.cmd_resume,

@@ -1,5 +1,5 @@
-"""A subscription's and a chat's settings: /filter, /keywords, /edits, /preview, /silent,
-/pause, /resume, /timezone, and the edits/previews buttons under /list."""
+"""A subscription's and a chat's settings: /filter, /keywords, /edits, /preview, /format,
+/silent, /pause, /resume, /timezone, and the edits/previews buttons under /list."""
 
 from __future__ import annotations
 
@@ -102,6 +102,11 @@ PREVIEW_MODES = {
     "link": N_("Messages from <b>{title}</b> now show a preview of the post's link."),
     "off": N_("Messages from <b>{title}</b> now show no preview."),
 }
+FORMATS = {
+    "title": N_("Messages from <b>{title}</b> now show the title and source only."),
+    "summary": N_("Messages from <b>{title}</b> now show a summary of the post."),
+    "full": N_("Messages from <b>{title}</b> now show the whole post, as much as fits."),
+}
 TOGGLES = {"edits": store.toggle_edits, "preview": store.toggle_preview}
 
 
@@ -120,6 +125,20 @@ async def cmd_preview(update: Update, context: Context) -> None:
         lambda s: store.set_preview_mode(s, chat_id=chat_id, feed_id=feed.id, mode=mode)
     ):
         await context.reply(tr.gettext(PREVIEW_MODES[mode]).format(title=esc(feed.title)))
+    else:
+        await context.reply(not_subscribed(feed, tr))
+
+
+async def cmd_format(update: Update, context: Context) -> None:
+    """/format SLUG title|summary|full"""
+    cmd = await setting_command(context, "format", lambda rest: rest.strip().lower() in FORMATS)
+    if cmd is None:
+        return
+    tr, feed, form, chat_id = cmd.tr, cmd.feed, cmd.rest.strip().lower(), context.chat_id
+    if await context.svc.write(
+        lambda s: store.set_message_format(s, chat_id=chat_id, feed_id=feed.id, form=form)
+    ):
+        await context.reply(tr.gettext(FORMATS[form]).format(title=esc(feed.title)))
     else:
         await context.reply(not_subscribed(feed, tr))
 

@@ -1,7 +1,9 @@
 """Digests: when a chat's period is over, and the one message (or few) that sums it up.
 
-A digest lists the period's posts as linked titles grouped by category, and is split into
-several messages only when one would pass Telegram's 4096-unit limit.
+A digest lists each of the period's posts once, in order, as its linked title, its categories
+and a one-line summary (an edited post is marked "Updated:" as its message would be), and is
+split into several messages only when one would pass Telegram's 4096-unit limit. The flood
+guard's list (too many new posts from one poll) groups linked titles by category instead.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ class DigestMode(StrEnum):
 
 
 HOURLY, DAILY = DigestMode.HOURLY, DigestMode.DAILY
+DIGEST_SUMMARY_COLUMNS = 200
 
 
 class DigestSchedule(NamedTuple):
@@ -58,6 +61,7 @@ class DigestEntry:
     updated: bool = False  # only edited in this period: listed as "Updated: …"
     edited_since: bool = False  # new in this period and edited after: one line, a note under it
     item_id: int = 0
+    summary: str = ""  # one line of the post's summary, Telegram HTML (core/summary.py)
 
 
 def merge_entries(entries: list[DigestEntry]) -> list[DigestEntry]:
@@ -102,16 +106,35 @@ def render_digest(
     feed_title: str, entries: list[DigestEntry], tr: Translator = ENGLISH
 ) -> list[str]:
     """One or more messages in `tr`'s language; each stays within Telegram's limit."""
-    other = tr.gettext("Other")
-    groups: dict[str, list[DigestEntry]] = {}
     entries = merge_entries(entries)
-    for entry in entries:
-        groups.setdefault(entry.categories[0] if entry.categories else other, []).append(entry)
     count = len(entries)
     head = tr.ngettext(
         "<b>Digest: {feed}</b> — {count} post", "<b>Digest: {feed}</b> — {count} posts", count
     ).format(feed=esc(shorten(feed_title, 100)), count=count)
-    return _list_messages(head, groups, tr)
+    updated = tr.gettext("Updated: ")
+    edited_since = tr.gettext("↳ <i>edited since it was posted</i>")
+    units = []
+    for entry in entries:
+        lines = [f"• {_linked((updated if entry.updated else '') + entry.title, entry.link)}"]
+        if entry.categories:
+            shown = " · ".join(shorten(c, 60) for c in entry.categories[:5])
+            lines.append(f"<i>{esc(shown)}</i>")
+        if entry.summary:
+            lines.append(entry.summary)
+        if entry.edited_since:
+            lines.append(edited_since)
+        units.append("\n".join(lines))
+    return _split(head, ["\n" + unit for unit in units], tr)
+
+
+def one_line(summary: str, limit: int = DIGEST_SUMMARY_COLUMNS) -> str:
+    """The first line of a summary (its first paragraph or list item), for a digest."""
+    return summary.split("\n", 1)[0] if telegram_length(summary.split("\n", 1)[0]) <= limit else ""
+
+
+def _linked(title: str, link: str | None) -> str:
+    shown = esc(shorten(title, 200))
+    return f'<a href="{esc_attr(link)}">{shown}</a>' if link else shown
 
 
 def render_new_list(
@@ -134,24 +157,26 @@ def render_new_list(
 def _list_messages(head: str, groups: dict[str, list[DigestEntry]], tr: Translator) -> list[str]:
     """Linked titles grouped by category, split only past Telegram's limit."""
     updated = tr.gettext("Updated: ")
-    edited_since = tr.gettext("↳ <i>edited since it was posted</i>")
-    continued = tr.gettext("{head} (continued)").format(head=head)
     lines: list[str] = []
     for category in sorted(groups, key=str.casefold):
         lines.append(f"\n<i>{esc(shorten(category, 60))}</i>")
         for entry in groups[category]:
-            title = esc(shorten((updated if entry.updated else "") + entry.title, 200))
-            link = f'<a href="{esc_attr(entry.link)}">{title}</a>' if entry.link else title
-            lines.append(f"• {link}")
-            if entry.edited_since:
-                lines.append(f"  {edited_since}")
+            lines.append(
+                f"• {_linked((updated if entry.updated else '') + entry.title, entry.link)}"
+            )
+    return _split(head, lines, tr)
+
+
+def _split(head: str, lines: list[str], tr: Translator) -> list[str]:
+    """The lines under `head`, in as few messages as Telegram's limit allows."""
+    continued = tr.gettext("{head} (continued)").format(head=head)
     messages: list[str] = []
     current = head
     for line in lines:
         candidate = f"{current}\n{line}"
         if telegram_length(candidate) > TELEGRAM_LIMIT:
             messages.append(current)
-            current = f"{continued}\n{line}"
+            current = f"{continued}\n{line.lstrip(chr(10))}"
         else:
             current = candidate
     messages.append(current)

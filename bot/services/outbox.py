@@ -11,10 +11,17 @@ from collections.abc import Iterable, Mapping
 
 from bot.core.alerts import AlertKind, AlertStep, render_alert
 from bot.core.decide import FeedIntent, FeedState
-from bot.core.digest import DigestEntry, render_digest, render_new_list
+from bot.core.digest import (
+    DIGEST_SUMMARY_COLUMNS,
+    DigestEntry,
+    one_line,
+    render_digest,
+    render_new_list,
+)
 from bot.core.filters import wants
 from bot.core.model import Audience, Change, ChangeKind, FeedInfo, ParsedItem
 from bot.core.render import render_change
+from bot.core.summary import summarize
 from bot.db.store import HeldItem, OutboxRow
 from bot.i18n import translator
 
@@ -116,7 +123,14 @@ def plan_backlog(
 def plan_digest(held: list[HeldItem], reader: Audience, feed_title: str) -> list[OutboxRow]:
     """One digest (split only past Telegram's limit) for what a period held."""
     entries = [
-        DigestEntry(h.title, h.link, h.categories, updated=h.updated, item_id=h.item_id)
+        DigestEntry(
+            h.title,
+            h.link,
+            h.categories,
+            updated=h.updated,
+            item_id=h.item_id,
+            summary=one_line(summarize("", h.text, limit=DIGEST_SUMMARY_COLUMNS)),
+        )
         for h in held
     ]
     messages = render_digest(feed_title, entries, translator(reader.language))

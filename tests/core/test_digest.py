@@ -41,22 +41,26 @@ def test_daily_follows_the_chats_local_time() -> None:
     assert is_due("daily", at, BERLIN, utc(6, 31), utc(6, 31, day=9))
 
 
-def test_digest_groups_by_category_and_links_titles() -> None:
+def test_a_digest_lists_each_post_once_with_its_categories_and_a_summary() -> None:
+    """Issue 25: it was a bare list of titles, each filed under the post's first category."""
     (message,) = render_digest(
         "Lumen Blog",
         [
-            DigestEntry("B post", "https://x.example/b", ("Community",)),
+            DigestEntry("B post", "https://x.example/b", ("Community",), summary="Pune met."),
             DigestEntry("A <post>", "https://x.example/a", ("Announcements", "Blog")),
             DigestEntry("C post", None, (), updated=True),
         ],
     )
     assert message == (
         "<b>Digest: Lumen Blog</b> — 3 posts\n"
-        "\n<i>Announcements</i>\n"
-        '• <a href="https://x.example/a">A &lt;post&gt;</a>\n'
-        "\n<i>Community</i>\n"
+        "\n"
         '• <a href="https://x.example/b">B post</a>\n'
-        "\n<i>Other</i>\n"
+        "<i>Community</i>\n"
+        "Pune met.\n"
+        "\n"
+        '• <a href="https://x.example/a">A &lt;post&gt;</a>\n'
+        "<i>Announcements · Blog</i>\n"
+        "\n"
         "• Updated: C post"
     )
 
@@ -64,13 +68,20 @@ def test_digest_groups_by_category_and_links_titles() -> None:
 def test_digests_speak_the_chat_language() -> None:
     entries = [DigestEntry("Nueva", None, ()), DigestEntry("Vieja", None, (), updated=True)]
     (spanish,) = render_digest("Blog", entries, translator("es"))
-    assert spanish == (
-        "<b>Boletín: Blog</b> — 2 entradas\n\n<i>Otros</i>\n• Nueva\n• Actualizado: Vieja"
-    )
+    assert spanish == "<b>Boletín: Blog</b> — 2 entradas\n\n• Nueva\n\n• Actualizado: Vieja"
     (chinese,) = render_digest("Blog", entries[:1], translator("zh"))
-    assert chinese.startswith("<b>汇总：Blog</b> — 1 篇文章\n\n<i>其他</i>")
+    assert chinese.startswith("<b>汇总：Blog</b> — 1 篇文章\n\n• Nueva")
     (one,) = render_digest("Blog", entries[:1])
     assert one.startswith("<b>Digest: Blog</b> — 1 post\n")
+
+
+def test_one_line_of_a_summary() -> None:
+    from bot.core.digest import one_line
+
+    assert one_line("First paragraph.\n\nSecond.") == "First paragraph."
+    assert one_line("• item\n• two") == "• item"
+    assert one_line("x" * 201) == ""  # a line too long for a digest is left out
+    assert one_line("x" * 200) == "x" * 200
 
 
 @settings(max_examples=30, deadline=None)

@@ -69,26 +69,21 @@ def test_titles_and_names_are_cut_at_their_budgets() -> None:
     (message,) = render_digest(long_feed, [DigestEntry(long_title, None, (long_category,))])
     assert message == (
         f"<b>Digest: {shorten(long_feed, 100)}</b> — 1 post\n"
-        f"\n<i>{shorten(long_category, 60)}</i>\n"
-        f"• {shorten(long_title, 200)}"
+        f"\n• {shorten(long_title, 200)}\n"
+        f"<i>{shorten(long_category, 60)}</i>"
     )
     (exact,) = render_digest("f" * 100, [DigestEntry("t" * 200, None, ("c" * 60,))])
     assert "f" * 100 + "</b>" in exact and "<i>" + "c" * 60 + "</i>" in exact
-    assert exact.endswith("• " + "t" * 200)
+    assert "• " + "t" * 200 + "\n" in exact
 
 
-def test_categories_are_sorted_without_regard_to_case() -> None:
+def test_a_post_s_categories_are_all_shown_in_its_order() -> None:
     (message,) = render_digest(
         "F",
-        [
-            DigestEntry("b", None, ("beta",)),
-            DigestEntry("a", None, ("Alpha",)),
-            DigestEntry("c", None, ("Gamma",)),
-        ],
+        [DigestEntry("b", None, ("beta", "Alpha")), DigestEntry("a", None, ("Gamma",))],
     )
     assert [line for line in message.split("\n") if line.startswith("<i>")] == [
-        "<i>Alpha</i>",
-        "<i>beta</i>",
+        "<i>beta · Alpha</i>",
         "<i>Gamma</i>",
     ]
 
@@ -133,21 +128,25 @@ def test_a_post_new_and_edited_in_one_period_is_listed_once_with_a_note() -> Non
     assert message.split("\n") == [
         "<b>Digest: Quillon</b> — 3 posts",
         "",
-        "<i>Blog</i>",
         '• <a href="https://q.example/1">Final title</a>',
-        "  ↳ <i>edited since it was posted</i>",
+        "<i>Blog</i>",
+        "↳ <i>edited since it was posted</i>",
+        "",
         '• <a href="https://q.example/2">Other post</a>',
+        "<i>Blog</i>",
+        "",
         '• <a href="https://q.example/3">Updated: Older post, again</a>',
+        "<i>Blog</i>",
     ]
 
 
 def test_entries_without_an_item_are_never_merged() -> None:
     (message,) = render_digest("F", [DigestEntry("a", None, ()), DigestEntry("b", None, ())])
-    assert message.endswith("• a\n• b")
+    assert message.endswith("• a\n\n• b")
 
 
 def test_entries_without_an_item_never_swallow_a_real_item() -> None:
     loose = [DigestEntry(f"loose {n}", None, ()) for n in range(3)]
     real = DigestEntry("real", None, (), updated=True, item_id=1)
     (message,) = render_digest("F", [*loose, real])
-    assert message.endswith("• loose 0\n• loose 1\n• loose 2\n• Updated: real")
+    assert message.endswith("• loose 0\n\n• loose 1\n\n• loose 2\n\n• Updated: real")

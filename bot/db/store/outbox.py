@@ -190,6 +190,7 @@ class HeldItem:
     link: str | None
     categories: tuple[str, ...]
     updated: bool
+    text: str = ""  # the item's visible text, for the digest's one-line summary
 
 
 def held_for(session: Session, *, chat_id: int, feed_id: int) -> list[HeldItem]:
@@ -211,6 +212,7 @@ def held_for(session: Session, *, chat_id: int, feed_id: int) -> list[HeldItem]:
             link=item.link,
             categories=tuple(item.categories or ()),
             updated=delivery.kind == "edited",
+            text=item.text,
         )
         for delivery, item in rows
     ]

@@ -33,7 +33,7 @@ from bot.services.delivery import Deliverer
 from bot.services.polling import Poller
 from bot.telegram import commands, texts
 from bot.telegram.budget import SharedRateLimiter, buckets_for
-from bot.telegram.commands import adding, channels, membership, operators
+from bot.telegram.commands import adding, channels, membership, operators, start
 from bot.telegram.context import Context, load_managed, throttle
 from bot.telegram.guard import ChatOrderedProcessor, Guard
 from bot.telegram.loops import start_background
@@ -125,6 +125,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
     application.add_handler(
         MessageHandler(filters.Document.ALL & filters.ChatType.PRIVATE, operators.on_document)
     )
+    application.add_handler(MessageHandler(filters.COMMAND & private, start.on_other_text))
     application.add_error_handler(membership.on_error)
 
 

@@ -15,7 +15,7 @@ from bot.core.urls import shown_url
 from bot.db import store
 from bot.services.catalog import AddLimits, AlreadyWatched, FeedAddError
 from bot.services.discovery import Discovery, Option
-from bot.telegram import background, texts
+from bot.telegram import background, help_screen, texts
 from bot.telegram.commands.common import pressed, subscription_answer, topic_of
 from bot.telegram.context import Context, esc
 from bot.telegram.offers import Offered
@@ -38,6 +38,8 @@ async def on_pasted_address(update: Update, context: Context) -> None:
     text = (message.text or "").strip() if message is not None else ""
     if message is not None and looks_like_url(text):
         await search(context, message, text, None, ask_first=True)
+    elif message is not None and text:  # "hello, what can you do?": one line on what works
+        await context.reply((await context.tr()).gettext(help_screen.UNKNOWN))
 
 
 async def search(

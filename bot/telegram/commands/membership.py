@@ -6,11 +6,12 @@ from __future__ import annotations
 import logging
 
 from telegram import ChatMember, ChatMemberUpdated, Update
-from telegram.constants import ChatType
+from telegram.constants import ChatType, ParseMode
+from telegram.error import TelegramError
 
 from bot.db import store
 from bot.i18n import from_client, translator
-from bot.telegram import texts
+from bot.telegram import help_screen, texts
 from bot.telegram.context import Context
 from bot.telegram.rights import may_post
 
@@ -39,6 +40,13 @@ async def on_my_chat_member(update: Update, context: Context) -> None:
             s, chat_id=chat.id, type_=chat.type, title=title, language=language
         )
     )
+    joined = change.old_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED)
+    if joined and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):  # one line on how to start
+        hello = translator(language).gettext(help_screen.GROUP_HELLO)
+        try:
+            await context.bot.send_message(chat.id, hello, parse_mode=ParseMode.HTML)
+        except TelegramError as exc:
+            log.info("chat %s: could not say hello: %s", chat.id, exc)
 
 
 async def on_migrate(update: Update, context: Context) -> None:

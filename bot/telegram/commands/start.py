@@ -3,19 +3,40 @@
 from __future__ import annotations
 
 from telegram import Update
+from telegram.constants import ChatType
 
 from bot.core.schedule import format_duration
 from bot.db import store
-from bot.telegram import texts
+from bot.telegram import help_screen, texts
 from bot.telegram.commands import adding, subscriptions
 from bot.telegram.context import Context, esc, example_feed
 from bot.telegram.views import START_FEEDS, feed_keyboard
 
 
 async def cmd_help(update: Update, context: Context) -> None:
-    """/help: what the bot does and every command with an example."""
+    """/help: what the bot does and the commands of this kind of chat; /help COMMAND: its
+    usage with an example."""
     await context.remember_chat()
-    await context.reply(texts.help_text(await context.tr(), await example_feed(context)))
+    tr = await context.tr()
+    if context.args_text:
+        detail = help_screen.command_help(tr, context.args_text, await example_feed(context))
+        if detail is not None:
+            await context.reply(detail)
+            return
+    chat = update.effective_chat
+    private = chat is not None and chat.type == ChatType.PRIVATE
+    await context.reply(help_screen.help_text(tr, private=private, operator=context.is_operator))
+
+
+async def on_other_text(update: Update, context: Context) -> None:
+    """An unknown command in a private chat: one line on what works (not one meant for
+    another bot, `/help@other_bot`)."""
+    message = update.effective_message
+    word = ((message.text or "") if message is not None else "").split(maxsplit=1)[:1]
+    mention = word[0].partition("@")[2] if word else ""
+    if mention and mention.lower() != (context.bot.username or "").lower():
+        return
+    await context.reply((await context.tr()).gettext(help_screen.UNKNOWN))
 
 
 async def cmd_start(update: Update, context: Context) -> None:

@@ -282,6 +282,8 @@ async def test_without_operators_addfeed_says_how_to_become_one(
         reply = await ask(bot_api, "/addfeed https://example.org/feed/")
         assert f"Your Telegram user id is <code>{PRIVATE}</code>" in reply
         assert f"<code>BOT_ADMIN_IDS={PRIVATE}</code>" in reply
+        # Not "nobody can add feeds" (issue 25): pasting a blog's address works for anyone.
+        assert "nobody" not in reply and reply.endswith("by sending its address.")
         spanish = await ask(bot_api, "/addfeed https://example.org/feed/", language="es")
         assert f"<code>BOT_ADMIN_IDS={PRIVATE}</code>" in spanish
         assert spanish.startswith("Este bot aún no tiene operador")

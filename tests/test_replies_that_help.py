@@ -75,3 +75,11 @@ async def test_a_group_the_bot_joins_hears_how_to_start(
     (hello,) = await bot_api.wait_replies(GROUP, 1)
     assert "/subscribe" in hello and "/help" in hello
     assert hello.startswith("¡Hola!")  # in the language of whoever added the bot
+
+
+async def test_unsubscribe_alone_means_the_only_subscription(
+    bot: RunningBot, bot_api: FakeBotApi
+) -> None:
+    assert "Usage: /unsubscribe" in await ask(bot_api, "/unsubscribe")  # none yet
+    await ask(bot_api, "/subscribe lumen")
+    assert await ask(bot_api, "/unsubscribe") == "Unsubscribed from <b>Lumen Blog</b>."

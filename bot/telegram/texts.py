@@ -97,10 +97,11 @@ OPERATORS_ONLY = N_("Only the bot's operators can add or remove feeds.")
 
 # Told in a private chat while BOT_ADMIN_IDS is empty: how to become the operator.
 NO_OPERATOR_YET = N_(
-    "This bot has no operator yet, so nobody can add feeds. Your Telegram user id is "
+    "This bot has no operator yet, and /addfeed is for operators. Your Telegram user id is "
     "<code>{user_id}</code>: to make yourself the operator, set "
     "<code>BOT_ADMIN_IDS={user_id}</code> where the bot runs and restart it."
 )
+ANYONE_ADDS = N_("Meanwhile anyone can follow a blog here by sending its address.")
 # Channels managed from a private chat (/channel).
 CHANNEL_PRIVATE_ONLY = N_(
     "Send /channel in your private chat with the bot: channels are managed from there."

@@ -26,7 +26,10 @@ async def refuse(update: Update, context: Context) -> None:
     _ = (await context.tr()).gettext
     chat, user = update.effective_chat, update.effective_user
     if not context.svc.settings.bot_admin_ids and chat and chat.type == "private" and user:
-        await context.reply(_(texts.NO_OPERATOR_YET).format(user_id=user.id))
+        text = _(texts.NO_OPERATOR_YET).format(user_id=user.id)
+        if context.svc.settings.feed_adding == "everyone":  # pasting links works: say so
+            text += " " + _(texts.ANYONE_ADDS)
+        await context.reply(text)
         return
     await context.reply(_(texts.OPERATORS_ONLY))
 

@@ -50,14 +50,17 @@ async def subscribe_to(context: Context, feed: FeedView, thread_id: int | None) 
 
 
 async def cmd_unsubscribe(update: Update, context: Context) -> None:
-    """/unsubscribe SLUG | all"""
+    """/unsubscribe SLUG | all; alone, the chat's only subscription."""
     tr = await context.tr()
     if not await context.may_change():
         return
     arg, chat_id, svc = context.args_text, context.chat_id, context.svc
-    if not arg:
-        await context.reply(await context.usage("unsubscribe"))
-        return
+    if not arg:  # with one subscription, it is the one meant (as /subscribe with one feed)
+        subs = await svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
+        if len(subs) != 1:
+            await context.reply(await context.usage("unsubscribe"))
+            return
+        arg = subs[0][1].slug
     if arg.lower() == "all":
         count = await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=None))
         text = tr.ngettext(

@@ -125,7 +125,7 @@ async def test_wrong_or_missing_arguments_get_the_right_form(
     assert "no feed named" in await ask(bot_api, "/categories <b>x</b>")
     assert "not subscribed" in await ask(bot_api, "/filter lumen Blog")
     await ask(bot_api, "/subscribe lumen")
-    assert "a lone '-' needs a category" in await ask(bot_api, "/filter lumen Blog, -")
+    assert "A lone '-' needs a category" in await ask(bot_api, "/filter lumen Blog, -")
     second = feeds.serve("/second/", blog.rss((blog.PUNE,), title="Second"))
     await bot.services.catalog.add_feed(second, slug="second", trusted=True)
     assert "Which feed?" in await ask(bot_api, "/subscribe")

@@ -33,7 +33,7 @@ async def test_keywords_narrow_the_posts(
     await cycle(bot, bot_api)
     assert titles(bot_api, CHAT) == [blog.CORVID.title]  # Lisbon mentions Platinum members too
     assert "Usage: /keywords" in await ask(bot_api, "/keywords lumen")
-    assert "keywords are at most" in await ask(bot_api, "/keywords lumen " + "x" * 120)
+    assert "Keywords are at most" in await ask(bot_api, "/keywords lumen " + "x" * 120)
     assert ": none." in await ask(bot_api, "/keywords lumen off")
 
 

@@ -83,3 +83,14 @@ async def test_unsubscribe_alone_means_the_only_subscription(
     assert "Usage: /unsubscribe" in await ask(bot_api, "/unsubscribe")  # none yet
     await ask(bot_api, "/subscribe lumen")
     assert await ask(bot_api, "/unsubscribe") == "Unsubscribed from <b>Lumen Blog</b>."
+
+
+async def test_refusals_are_sentences_in_the_chat_s_language(
+    bot: RunningBot, bot_api: FakeBotApi
+) -> None:
+    await ask(bot_api, "/subscribe lumen")
+    english = await ask(bot_api, "/digest lumen weekly")
+    assert english.startswith("Use hourly, daily HH:MM or off. Usage: /digest")
+    await ask(bot_api, "/language zh")
+    chinese = await ask(bot_api, "/digest lumen daily 25:00")
+    assert chinese.startswith("时间格式为 HH:MM，例如 08:30。用法：") and ". " not in chinese

@@ -59,3 +59,26 @@ class UserError(ValueError):
 
     def translated(self, tr: Translator) -> str:
         return tr.gettext(self.template).format(**self.params)
+
+    def sentence(self, tr: Translator) -> str:
+        """The explanation as a sentence of `tr`'s language, to stand before a usage line."""
+        return as_sentence(self.translated(tr), tr.language)
+
+
+_FULL_STOP = {"zh": "。", "ja": "。"}
+
+
+def then(first: str, second: str, language: str) -> str:
+    """Two sentences one after the other: Chinese and Japanese put no space between them."""
+    return f"{first}{'' if language in _FULL_STOP else ' '}{second}"
+
+
+def as_sentence(text: str, language: str) -> str:
+    """A capital first letter (where the script has them) and the language's own full stop:
+    "the time is HH:MM" → "The time is HH:MM."; Chinese ends with "。", not "."."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    stop = _FULL_STOP.get(language, ".")
+    return text if text[-1] in ".!?。！？" else text + stop

@@ -31,3 +31,16 @@ def test_english_picks_singular_and_plural_by_count() -> None:
     assert ENGLISH.ngettext("post", "posts", 1) == "post"
     assert ENGLISH.ngettext("post", "posts", 0) == "posts"
     assert ENGLISH.format_date(datetime(2026, 9, 8)) == "8 Sep 2026"
+
+
+def test_explanations_become_sentences_of_their_language() -> None:
+    """Issue 25: error replies start with a capital letter and end with the language's own
+    full stop, without a space between Chinese sentences."""
+    from bot.core.lang import as_sentence, then
+
+    assert as_sentence("the time is HH:MM, e.g. 08:30", "en") == "The time is HH:MM, e.g. 08:30."
+    assert as_sentence("时间格式为 HH:MM", "zh") == "时间格式为 HH:MM。"
+    assert as_sentence("Already ends!", "es") == "Already ends!"
+    assert as_sentence("", "en") == ""
+    assert then("一。", "二。", "zh") == "一。二。"
+    assert then("One.", "Two.", "en") == "One. Two."

@@ -139,7 +139,7 @@ async def test_a_filter_with_too_many_categories_is_refused(
     many = ", ".join(f"C{n}" for n in range(21))
     bot_api.push_command(f"/filter lumen {many}", chat_id=CHAT)
     replies = await settle(bot_api)
-    assert any("at most 20 categories per filter" in r for r in replies)
+    assert any("At most 20 categories per filter." in r for r in replies)  # a sentence
 
 
 async def test_telegram_down_for_a_while_then_back_loses_and_repeats_nothing(

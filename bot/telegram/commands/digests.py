@@ -6,6 +6,7 @@ from sqlmodel import Session
 from telegram import Update
 
 from bot.core.digest import DigestMode, DigestSchedule, DigestSyntaxError, parse_schedule
+from bot.core.lang import then
 from bot.db import store
 from bot.telegram.commands.common import not_subscribed, setting_command
 from bot.telegram.context import Context, esc
@@ -24,7 +25,9 @@ async def cmd_digest(update: Update, context: Context) -> None:
         try:
             schedule = parse_schedule(words)
         except DigestSyntaxError as exc:
-            await context.reply(f"{esc(exc.translated(tr))}. {await context.usage('digest')}")
+            await context.reply(
+                then(esc(exc.sentence(tr)), await context.usage("digest"), tr.language)
+            )
             return
     chat_id, now = context.chat_id, context.svc.clock()
 

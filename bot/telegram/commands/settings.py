@@ -17,7 +17,7 @@ from bot.core.filters import (
     parse_keywords,
     unknown_categories,
 )
-from bot.core.lang import N_
+from bot.core.lang import N_, then
 from bot.core.model import CategoryFilter, KeywordFilter
 from bot.db import store
 from bot.telegram.commands.common import not_subscribed, pressed, setting_command
@@ -37,7 +37,9 @@ async def cmd_filter(update: Update, context: Context) -> None:
         try:
             flt = parse_filter(spec, max_categories=context.svc.settings.max_categories_per_filter)
         except FilterSyntaxError as exc:
-            await context.reply(f"{esc(exc.translated(tr))}. {await context.usage('filter')}")
+            await context.reply(
+                then(esc(exc.sentence(tr)), await context.usage("filter"), tr.language)
+            )
             return
     chat_id = context.chat_id
 
@@ -76,7 +78,9 @@ async def cmd_keywords(update: Update, context: Context) -> None:
             limit = context.svc.settings.max_categories_per_filter
             words = parse_keywords(spec, max_keywords=limit)
         except FilterSyntaxError as exc:
-            await context.reply(f"{esc(exc.translated(tr))}. {await context.usage('keywords')}")
+            await context.reply(
+                then(esc(exc.sentence(tr)), await context.usage("keywords"), tr.language)
+            )
             return
     chat_id = context.chat_id
     if await context.svc.write(

@@ -172,11 +172,29 @@ def reconcile(
                 continue
             if found[0].key in taken:
                 continue
-            if match is Match.TITLE_DATE and not alike(entry, found[0]):
+            if match is Match.TITLE_DATE and (
+                other_page(entry.link, found[0].link) or not alike(entry, found[0])
+            ):
                 continue
             taken.add(found[0].key)
             rekeys.append(Rekey(found[0].key, entry.key, match))
     return rekeys
+
+
+def other_page(link: str | None, stored: str | None) -> bool:
+    """Two links on the same site whose last path segments differ: two posts, whatever their
+    titles (a classifieds listing, a "Daily thread" posted again). A domain move changes the
+    host, and a new permalink structure (`/2026/09/slug` → `/blog/slug`) keeps the slug."""
+    mine, theirs = canonical_url(link), canonical_url(stored)
+    if mine is None or theirs is None:
+        return False
+    my_host, _, my_path = mine.partition("/")
+    their_host, _, their_path = theirs.partition("/")
+    return my_host == their_host and _slug(my_path) != _slug(their_path)
+
+
+def _slug(path: str) -> str:
+    return path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
 
 
 def alike(entry: Entry, stored: StoredItem) -> bool:

@@ -22,7 +22,8 @@ from bot.core.model import RawEntry, RawFeed
 from bot.core.text import clean_inline
 from bot.core.urls import safe_link
 
-VERSION_PREFIX = "https://jsonfeed.org/version/1"
+# Many real JSON Feeds (WordPress's plugin, several blogs) say http://, as the 1.0 draft did.
+VERSION_PREFIXES = ("https://jsonfeed.org/version/1", "http://jsonfeed.org/version/1")
 MEDIA_TYPES = ("application/feed+json", "application/json")
 
 
@@ -40,7 +41,7 @@ def read_json_feed(body: bytes) -> RawFeed:
     if not isinstance(document, dict):
         raise NotAFeed("not a feed: JSON, but not an object")
     version = document.get("version")
-    if not isinstance(version, str) or not version.startswith(VERSION_PREFIX):
+    if not isinstance(version, str) or not version.strip().startswith(VERSION_PREFIXES):
         raise NotAFeed("not a feed: JSON, but no jsonfeed.org version")
     items = document.get("items")
     if not isinstance(items, list):

@@ -177,11 +177,20 @@ def _title(entry: Mapping[str, Any]) -> str:
     return clean_inline(raw)[:MAX_TITLE_CHARS]
 
 
+_MARKUP = ("text/html", "application/xhtml+xml")
+
+
 def _content_html(entry: Mapping[str, Any]) -> str:
     """The fullest content the entry offers (content:encoded, Atom content); "" when it has
-    only a summary."""
+    only a summary. feedparser files Media RSS `<media:description>` (an image's alt text on
+    Mastodon, a video's blurb) under `content` as plain text: plain-text content is the body
+    only when the entry has no markup content and no summary of its own."""
+    contents = [c for c in entry.get("content") or [] if str(c.get("value") or "").strip()]
+    marked = [c for c in contents if str(c.get("type") or "text/html") in _MARKUP]
+    if not marked and (entry.get("summary") or "").strip():
+        return ""
     best = ""
-    for content in entry.get("content") or []:
+    for content in marked or contents:
         value = str(content.get("value") or "")
         if len(value) > len(best):
             best = value

@@ -347,3 +347,42 @@ def test_texts_are_alike_by_their_shared_words() -> None:
     assert alike(most, stored)  # 3 of 5
     edge = RawEntry("a", "", None, None, None, (), "<p>one two three four five six</p>", "", 0)
     assert alike(edge, replace(stored, text="one two three"))  # exactly half (3 of 6) is alike
+
+
+def test_same_title_and_day_on_another_page_of_the_site_is_another_post() -> None:
+    """Issue 26: a second listing with the same title and day, after the first slid out of
+    the window, is a new post (classifieds, "Daily thread" posts) even when their texts are
+    alike; a permalink restructure keeps the slug and is still the same post."""
+    text = "Daily discussion thread. Be kind. Stay on topic."
+    first = replace(
+        kept("t3_aaa", title="Daily thread", published=NOW),
+        link="https://forum.example/r/x/comments/aaa/daily_thread/",
+        text=text,
+    )
+    second = RawEntry(
+        "t3_bbb",
+        "Daily thread",
+        "https://forum.example/r/x/comments/bbb/daily_thread_2/",
+        None,
+        NOW,
+        (),
+        f"<p>{text}</p>",
+        "",
+        0,
+    )
+    assert reconcile([second], {}, [first]) == []
+    moved = replace(first, key="https://s.example/?p=1", link="https://s.example/2026/09/my-post/")
+    restructured = RawEntry(
+        "https://s.example/?p=9",
+        "Daily thread",
+        "https://s.example/blog/my-post/",
+        None,
+        NOW,
+        (),
+        f"<p>{text}</p>",
+        "",
+        0,
+    )
+    assert reconcile([restructured], {}, [moved]) == [
+        Rekey("https://s.example/?p=1", "https://s.example/?p=9", Match.TITLE_DATE)
+    ]

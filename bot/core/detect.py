@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from bot.core.edits import Absorbed, judge
+from bot.core.edits import Absorbed, judge, memory
 from bot.core.identity import Rekey, sort_unseen
 from bot.core.model import Change, ChangeKind, Detection, ParsedFeed, ParsedItem, StoredItem
 
@@ -65,8 +65,9 @@ def detect(
             changes.append(Change(ChangeKind.EDITED, by_key[verdict.key], verdict.diff))
         elif verdict.absorbed is not None:
             absorbed[verdict.key] = verdict.absorbed.value
-        if verdict.places != stored[verdict.key].volatile:
-            places[verdict.key] = verdict.places
+        remembered = memory(verdict, stored[verdict.key])
+        if remembered != stored[verdict.key].volatile:
+            places[verdict.key] = remembered
     for reason, count in sorted(Counter(absorbed.values()).items()):
         notes.append(_NOTES[reason].format(n=count, s="s" * (count != 1)))
     changes.sort(key=lambda change: reading_order(change.item))
@@ -85,6 +86,9 @@ _NOTES: dict[str, str] = {
     Absorbed.COUNTERS: "ignored changed counters on {n} item{s}",
     Absorbed.TEMPLATE: "ignored a template change on {n} item{s}",
     Absorbed.EXCERPT: "ignored an excerpt/full text switch on {n} item{s}",
+    Absorbed.SEEN: "ignored a version seen recently on {n} item{s}",
+    Absorbed.REHOSTED: "ignored a host rewrite in the text of {n} item{s}",
+    Absorbed.TYPOGRAPHY: "ignored typography on {n} item{s}",
 }
 
 

@@ -11,7 +11,11 @@ An item's visible text can change without anyone editing the post:
   Site."), is the site's template. Any other change in the same item still counts;
 - **excerpt ↔ full text**: when a feed starts or stops carrying full content, the excerpt is
   compared with the excerpt (the stored summary's hash), or recognised as the beginning of the
-  same text.
+  same text; one post turned into a teaser ending in "Read more" (a paywall) too;
+- **typography** (curly ↔ straight quotes, dashes) is folded before comparing sentences, and a
+  **host rewrite** seen in the item's own link (a domain move) is applied to the old text;
+- **a version seen recently**: two caches serving old and new text in turn would announce
+  every swap; the item remembers its last few fingerprints, and returning to one is no news.
 
 Everything else that changed the fingerprint is an edit, described by the sentences that remain.
 """
@@ -23,20 +27,25 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from urllib.parse import urlsplit
 
 from bot.core.model import ParsedItem, StoredItem, TextDiff
-from bot.core.text import FINGERPRINT_VERSION, same_words, sentences
+from bot.core.text import FINGERPRINT_VERSION, same_words, sentences, typography
 
 # The share of a poll's known items that must change the same way for it to be the site's doing.
 SHARE = 1 / 3
 MIN_ITEMS = 2
 MAX_PLACES = 16  # counter places remembered per item
+MAX_VERSIONS = 3  # recent fingerprints remembered per item (beside the counter places)
+VERSION_MARK = "v:"  # how a remembered fingerprint is told from a counter place
 # Words that name a count readers never edit: a number next to one is a counter even in one item.
 _COUNTED = (
     "point comment view vote like reply score answer read play download star share reaction "
-    "favorite favourite retweet watcher subscriber follower visit hit upvote clap listen"
+    "favorite favourite retweet watcher subscriber follower visit hit upvote clap listen "
+    "post participant member user viewer reader listener attendee backer signature boost "
+    "repost bookmark fork"
 )
 COUNTER_WORDS = frozenset(
     {*_COUNTED.split(), *(word + "s" for word in _COUNTED.split()), "replies"}
@@ -46,7 +55,9 @@ _TITLE, _LINK = "\ue000", "\ue001"  # private-use placeholders: never in feed te
 # Where an excerpt was cut: an ellipsis (bracketed or not) or a "read more" link's words. What
 # follows the last one, if short, is the site's footer.
 _EXCERPT_MARK = re.compile(
-    r"\[?(?:…|\.\.\.|&hellip;|&#8230;)\]?|\b(?:read more|continue reading|weiterlesen)\b",
+    r"\[?(?:…|\.\.\.|&hellip;|&#8230;)\]?|\b(?:read more|continue reading|weiterlesen|keep reading"
+    r"|subscribe to (?:read|continue|keep reading)|this (?:post|article|story) is for (?:paid )?"
+    r"(?:subscribers|members)|to read the full (?:story|article|post))\b",
     re.IGNORECASE,
 )
 MAX_FOOTER_CHARS = 200
@@ -61,6 +72,9 @@ class Absorbed(StrEnum):
     COUNTERS = "counters"
     TEMPLATE = "template change"
     EXCERPT = "excerpt/full text switch"
+    SEEN = "version seen recently"
+    REHOSTED = "host rewrite"
+    TYPOGRAPHY = "typography"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +85,7 @@ class Verdict:
     diff: TextDiff | None
     absorbed: Absorbed | None = None
     places: tuple[str, ...] = ()  # counter places to remember for the item
+    versions: tuple[str, ...] = ()  # its recent fingerprints, `VERSION_MARK`-prefixed
 
 
 Places = tuple[str, ...]  # a changed number's places: `before|#` and `#|after` (masked)
@@ -101,6 +116,9 @@ def judge(changed: Sequence[tuple[StoredItem, ParsedItem]], known: int) -> list[
         if previous.fingerprint_version != FINGERPRINT_VERSION and _same_post(previous, item):
             verdicts.append(Verdict(item.key, None, Absorbed.VERSION))
             continue
+        if VERSION_MARK + item.fingerprint in previous.volatile:  # back to a recent version
+            verdicts.append(Verdict(item.key, None, Absorbed.SEEN))
+            continue
         looks.append(_look(previous, item))
     threshold = max(MIN_ITEMS, math.ceil(known * SHARE))
     templates = _shared(looks, threshold)
@@ -114,7 +132,27 @@ def judge(changed: Sequence[tuple[StoredItem, ParsedItem]], known: int) -> list[
     switched = {d for d, n in directions.items() if d and n >= threshold}
     for look in looks:
         verdicts.append(_verdict(look, templates, counters, switched))
-    return verdicts
+    by_key = {item.key: previous for previous, item in changed}
+    return [_remembering(verdict, by_key[verdict.key]) for verdict in verdicts]
+
+
+def _remembering(verdict: Verdict, previous: StoredItem) -> Verdict:
+    """The fingerprints the item remembers after an edit or a return to a recent version: the
+    one it leaves behind, among its last `MAX_VERSIONS`."""
+    if not previous.fingerprint or not (verdict.diff or verdict.absorbed is Absorbed.SEEN):
+        return verdict  # counters and templates change every poll: no version worth keeping
+    mark = VERSION_MARK + previous.fingerprint
+    versions = [p for p in previous.volatile if p.startswith(VERSION_MARK) and p != mark]
+    return replace(verdict, versions=(*versions, mark)[-MAX_VERSIONS:])
+
+
+def memory(verdict: Verdict, previous: StoredItem) -> tuple[str, ...]:
+    """What the item stores in its memory column: counter places, then recent versions."""
+    places = verdict.places
+    if not places and verdict.absorbed is not Absorbed.VERSION:  # SEEN, typography, rehost
+        places = previous.volatile
+    counters = [p for p in places if not p.startswith(VERSION_MARK)][-MAX_PLACES:]
+    return (*counters, *verdict.versions)
 
 
 def _same_post(previous: StoredItem, item: ParsedItem) -> bool:
@@ -122,11 +160,12 @@ def _same_post(previous: StoredItem, item: ParsedItem) -> bool:
 
 
 def _look(previous: StoredItem, item: ParsedItem) -> _Look:
-    old = sentences(_neutral(previous.text, previous.title, previous.link))
+    old_text = rehosted(previous.text, previous.link, item.link)
+    old = sentences(_neutral(old_text, previous.title, previous.link))
     new = sentences(_neutral(item.text, item.title, item.link))
-    old_set, new_set = set(old), set(new)
-    added = list(dict.fromkeys(s for s in new if s not in old_set))
-    removed = list(dict.fromkeys(s for s in old if s not in new_set))
+    old_set, new_set = {typography(s) for s in old}, {typography(s) for s in new}
+    added = list(dict.fromkeys(s for s in new if typography(s) not in old_set))
+    removed = list(dict.fromkeys(s for s in old if typography(s) not in new_set))
     look = _Look(previous, item, old, new, added, removed)
     for old_sentence in list(look.removed):  # pair sentences that differ only in numbers
         mask = _NUMBER.sub("#", old_sentence)
@@ -142,6 +181,24 @@ def _look(previous: StoredItem, item: ParsedItem) -> _Look:
     ):
         look.title_places = number_places(previous.title, item.title)
     return look
+
+
+def rehosted(text: str, old_link: str | None, new_link: str | None) -> str:
+    """The old text with the host of the item's old link replaced by its new one, when the
+    link moved to another host (a domain move): URLs of the old domain in the visible text
+    then read as the new ones."""
+    old_host, new_host = _host(old_link), _host(new_link)
+    if not old_host or not new_host or old_host == new_host:
+        return text
+    return text.replace(old_host, new_host)
+
+
+def _folded(text: str) -> str:
+    return " ".join(typography(text).split())
+
+
+def _host(link: str | None) -> str:
+    return urlsplit(link).hostname or "" if link else ""
 
 
 def _neutral(text: str, title: str, link: str | None) -> str:
@@ -198,12 +255,13 @@ def _counter_places(looks: Sequence[_Look], threshold: int) -> set[str]:
 
 def _verdict(look: _Look, templates: set[str], counters: set[str], switched: set[int]) -> Verdict:
     previous, item = look.previous, look.item
-    remembered = set(previous.volatile)
+    counted = [p for p in previous.volatile if not p.startswith(VERSION_MARK)]
+    remembered = set(counted)
     numbers = [n for _, _, ns in look.numbers for n in ns] + (look.title_places or [])
     observed = [place for number in numbers for place in number]
-    places = tuple(dict.fromkeys([*previous.volatile, *observed]))[-MAX_PLACES:]
-    if _is_excerpt_switch(look, switched):
-        return Verdict(item.key, None, Absorbed.EXCERPT, places=tuple(previous.volatile))
+    places = tuple(dict.fromkeys([*counted, *observed]))[-MAX_PLACES:]
+    if _is_excerpt_switch(look, switched) or _is_teaser(look):
+        return Verdict(item.key, None, Absorbed.EXCERPT, places=tuple(counted))
     absorbed: Absorbed | None = None
     added = [s for s in look.added if s not in templates]
     removed = [s for s in look.removed if s not in templates]
@@ -221,6 +279,12 @@ def _verdict(look: _Look, templates: set[str], counters: set[str], switched: set
     ):
         title_changed = False
         absorbed = absorbed or Absorbed.COUNTERS
+    old_text = rehosted(previous.text, previous.link, item.link)
+    same_title = _folded(previous.title) == _folded(item.title)
+    if same_title and _folded(old_text) == _folded(item.text):
+        # The same words once typography and a host rewrite are folded: not an edit.
+        rehost = old_text != previous.text
+        return Verdict(item.key, None, Absorbed.REHOSTED if rehost else Absorbed.TYPOGRAPHY)
     if absorbed is not None and not added and not removed and not title_changed:
         return Verdict(item.key, None, absorbed, places=places)
     diff = TextDiff(
@@ -259,6 +323,16 @@ def _is_excerpt_switch(look: _Look, switched: set[int]) -> bool:
     if previous.excerpt_hash and previous.excerpt_hash == item.excerpt_hash:
         return True
     return direction != 0
+
+
+def _is_teaser(look: _Look) -> bool:
+    """One post cut down to a teaser that says so ("… Read more", "This post is for paid
+    subscribers"), or back: the shorter text is the other's beginning and ends in a cut mark."""
+    if not look.direction:
+        return False
+    short = look.item.text if look.direction < 0 else look.previous.text
+    marks = list(_EXCERPT_MARK.finditer(short))
+    return bool(marks) and len(short) - marks[-1].end() <= MAX_FOOTER_CHARS
 
 
 def excerpt_direction(old: str, new: str) -> int:

@@ -46,6 +46,7 @@ _CJK_ENDS = "。！？"
 _CLOSERS = "\"'”’)]」』）】"
 _END = re.compile(rf"[.!?…]+[{re.escape(_CLOSERS)}]*(?=\s|$)|[{_CJK_ENDS}][{re.escape(_CLOSERS)}]*")
 _WORD_BEFORE = re.compile(r"([\w.]+)\.$")
+_TAGS = re.compile(r"<[^>]+>")
 
 
 def columns(text: str) -> int:
@@ -158,7 +159,7 @@ def compose(
         if cut < len(text.rstrip()):
             complete = False
             break
-    while lines and (lines[-1][0].kind == "h" or lines[-1][0].text.rstrip().endswith(":")):
+    while lines and (lines[-1][0].kind == "h" or _shown_text(lines[-1][1]).endswith(":")):
         lines.pop()
     return _join(lines), complete
 
@@ -179,6 +180,11 @@ def _close(previous: Block, block: Block) -> bool:
 def _ends_sentence(text: str) -> bool:
     stripped = text.rstrip()
     return bool(stripped) and stripped[-1] in ".!?…" + _CJK_ENDS + _CLOSERS
+
+
+def _shown_text(rendered: str) -> str:
+    """What a reader sees of one rendered line."""
+    return html.unescape(_TAGS.sub("", rendered)).rstrip()
 
 
 def _join(lines: list[tuple[Block, str]]) -> str:

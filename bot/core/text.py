@@ -20,8 +20,9 @@ import html2text
 # Bump `_ALGORITHM` whenever the visible text or the hash over it changes form (the golden
 # fingerprints in tests/data fail until it is bumped and they are regenerated).
 # 1: the first form; 2: a blank line kept before headings and lists, table cells kept apart;
-# 3: nothing escaped for Markdown (html2text wrote "1\." and "\-" at the start of a line).
-_ALGORITHM = 3
+# 3: nothing escaped for Markdown (html2text wrote "1\." and "\-" at the start of a line);
+# 4: typography folded (curly quotes, apostrophes, dashes, ellipses as their ASCII forms).
+_ALGORITHM = 4
 FINGERPRINT_VERSION = f"{_ALGORITHM}/html2text-{'.'.join(map(str, html2text.__version__))}"
 
 # Bidirectional overrides and isolates can make a title render backwards; zero-width characters
@@ -96,9 +97,26 @@ def normalize_text(text: str) -> str:
     return _BLANK_LINES.sub("\n\n", text).strip()
 
 
+# Typography a site's theme or editor swaps wholesale (straight ↔ curly quotes, hyphens ↔ dashes)
+# without anyone editing a word: folded before hashing and comparing. Digits and letters stay.
+_TYPOGRAPHY = str.maketrans(
+    {
+        "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "`": "'", "´": "'",
+        "“": '"', "”": '"', "„": '"', "‟": '"', "″": '"', "«": '"', "»": '"',
+        "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "―": "-", "−": "-",
+        "…": "...", "\u00a0": " ", "\u202f": " ",
+    }
+)  # fmt: skip
+
+
+def typography(text: str) -> str:
+    """`text` with its typography folded: "It’s — ‘done’…" and "It's - 'done'..." are one."""
+    return text.translate(_TYPOGRAPHY).replace("--", "-").replace(" - ", "-")
+
+
 def fingerprint(title: str, text: str) -> str:
-    """A stable hash of what a reader sees; whitespace differences do not count."""
-    canonical = " ".join(title.split()) + "\x1f" + " ".join(text.split())
+    """A stable hash of what a reader sees; whitespace and typography do not count."""
+    canonical = " ".join(typography(title).split()) + "\x1f" + " ".join(typography(text).split())
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

@@ -91,7 +91,12 @@ def summarize(body_html: str, text: str = "", excerpt_html: str = "", *, full: b
     if not chosen:
         chosen = lede(blocks)
         cut_by_site = not full and looks_cut(chosen)
-    return compose(chosen, limit, cut_by_site=cut_by_site)[0]
+    shown = compose(chosen, limit, cut_by_site=cut_by_site)[0]
+    if not shown:  # everything looked like furniture: its words beat an empty message
+        captions = [b for b in blocks if b.kind == "caption"]  # an image post's own words
+        rest = captions or [b for b in blocks if b.kind not in ("pre", "h")]
+        shown = compose(rest, limit)[0]
+    return shown
 
 
 @lru_cache(maxsize=128)

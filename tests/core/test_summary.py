@@ -284,3 +284,10 @@ def test_an_automatic_excerpt_cut_inside_a_tag_is_the_body_s_beginning() -> None
     summary = check(summarize(body, excerpt_html=excerpt))
     assert "targ" not in summary and "href=" not in visible(summary)
     assert summary.endswith("The algorithm finds every prefix match in linear time.")
+
+
+def test_a_post_of_furniture_only_still_says_something() -> None:
+    """A post that is only an image with its caption (and a byline) is summarised by the
+    caption rather than sent without a word."""
+    post = "<p>By Jane Doe</p><figure><img src='x'><figcaption>A cat asleep on a keyboard.</figcaption></figure>"
+    assert check(summarize(post)) == "A cat asleep on a keyboard."

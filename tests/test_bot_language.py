@@ -103,6 +103,8 @@ async def test_a_group_speaks_the_language_of_whoever_added_the_bot(
         }
     )
     await bot_api.wait_for(lambda: stored_language(bot, GROUP) == "es")
+    (hello,) = await bot_api.wait_replies(GROUP, 1)  # one line on how to start, in Spanish
+    assert hello.startswith("¡Hola!")
     bot_api.set_member(GROUP, MEMBER, "member")
     refused = await ask(bot_api, "/subscribe lumen", GROUP, language="zh", user_id=MEMBER)
     assert refused == translator("es").gettext(texts.ADMINS_ONLY)

@@ -2,9 +2,10 @@
 
 PTB's webhook server reads a request's whole body (tornado's default cap is 100 MB) before it
 looks at the secret header: twelve requests without the secret took the bot to 1.3 GB. Here the
-handler streams: `prepare` runs on the headers alone and refuses a missing or wrong secret
-(compared in constant time) and any declared body over `MAX_UPDATE_BYTES`, and tornado stops
-reading a body that grows past it. Telegram's updates are a few kilobytes.
+handler streams: `prepare` runs on the headers alone, refuses any declared body over
+`MAX_UPDATE_BYTES` (tornado also stops reading a body that grows past it) and checks the secret
+in constant time; without it, nothing of the body is kept and the answer is 403. Telegram's
+updates are a few kilobytes.
 """
 
 from __future__ import annotations
@@ -34,24 +35,30 @@ class UpdateHandler(tornado.web.RequestHandler):
     def initialize(self, bot: Bot, queue: asyncio.Queue[object], secret: str) -> None:
         self.bot, self.queue, self.secret = bot, queue, secret
         self.body = bytearray()
+        self.refused = False
 
     def prepare(self) -> None:
-        given = self.request.headers.get(SECRET_HEADER, "")
-        if not hmac.compare_digest(given.encode(), self.secret.encode()):
-            raise tornado.web.HTTPError(HTTPStatus.FORBIDDEN)
         declared = self.request.headers.get("Content-Length", "0")
         if not declared.isdigit() or int(declared) > MAX_UPDATE_BYTES:
             raise tornado.web.HTTPError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
         limit = getattr(self.request.connection, "set_max_body_size", None)
         if limit is not None:  # HTTP/1: tornado stops reading a body that grows past it
             limit(MAX_UPDATE_BYTES)
+        given = self.request.headers.get(SECRET_HEADER, "")
+        # Without the secret, a small body is drained unread (so the client gets its 403 rather
+        # than a reset connection) and never kept; a large one was refused above.
+        self.refused = not hmac.compare_digest(given.encode(), self.secret.encode())
 
     def data_received(self, chunk: bytes) -> None:
+        if self.refused:
+            return
         if len(self.body) + len(chunk) > MAX_UPDATE_BYTES:
             raise tornado.web.HTTPError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
         self.body += chunk
 
     async def post(self) -> None:
+        if self.refused:
+            raise tornado.web.HTTPError(HTTPStatus.FORBIDDEN)
         try:
             data = json.loads(bytes(self.body))
             update = Update.de_json(data, self.bot)

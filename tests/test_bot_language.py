@@ -85,23 +85,7 @@ async def test_the_apology_speaks_the_client_language_without_the_database(
 async def test_a_group_speaks_the_language_of_whoever_added_the_bot(
     bot: RunningBot, bot_api: FakeBotApi
 ) -> None:
-    bot_api.push_update(
-        {
-            "my_chat_member": {
-                "chat": {"id": GROUP, "type": "supergroup", "title": "Grupo"},
-                "from": {"id": ADMIN, "is_bot": False, "first_name": "Ana", "language_code": "es"},
-                "date": 0,
-                "old_chat_member": {
-                    "status": "left",
-                    "user": {"id": 1, "is_bot": True, "first_name": "B"},
-                },
-                "new_chat_member": {
-                    "status": "member",
-                    "user": {"id": 1, "is_bot": True, "first_name": "B"},
-                },
-            }
-        }
-    )
+    bot_api.push_bot_added(GROUP, by=ADMIN, language="es", title="Grupo")
     await bot_api.wait_for(lambda: stored_language(bot, GROUP) == "es")
     (hello,) = await bot_api.wait_replies(GROUP, 1)  # one line on how to start, in Spanish
     assert hello.startswith("¡Hola!")

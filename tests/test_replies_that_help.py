@@ -55,23 +55,7 @@ async def test_plain_text_and_unknown_commands_get_one_line(
 async def test_a_group_the_bot_joins_hears_how_to_start(
     bot: RunningBot, bot_api: FakeBotApi
 ) -> None:
-    bot_api.push_update(
-        {
-            "my_chat_member": {
-                "chat": {"id": GROUP, "type": "supergroup", "title": "Readers"},
-                "from": {"id": ADMIN, "is_bot": False, "first_name": "Ada", "language_code": "es"},
-                "date": 0,
-                "old_chat_member": {
-                    "status": "left",
-                    "user": {"id": 1, "is_bot": True, "first_name": "B"},
-                },
-                "new_chat_member": {
-                    "status": "member",
-                    "user": {"id": 1, "is_bot": True, "first_name": "B"},
-                },
-            }
-        }
-    )
+    bot_api.push_bot_added(GROUP, by=ADMIN, language="es", title="Readers")
     (hello,) = await bot_api.wait_replies(GROUP, 1)
     assert "/subscribe" in hello and "/help" in hello
     assert hello.startswith("¡Hola!")  # in the language of whoever added the bot

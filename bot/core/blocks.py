@@ -9,6 +9,7 @@ top of a post matters, so reading stops after `MAX_BLOCKS` blocks or `MAX_CHARS`
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
@@ -50,6 +51,18 @@ class Block:
     @property
     def text(self) -> str:
         return "".join(run.text for run in self.runs)
+
+
+def head_runs(runs: Sequence[Run], length: int) -> tuple[Run, ...]:
+    """The first `length` characters of the runs, their styles kept."""
+    out: list[Run] = []
+    left = length
+    for run in runs:
+        if left <= 0:
+            break
+        out.append(Run(run.text[:left], run.href, run.bold, run.italic))
+        left -= len(run.text)
+    return tuple(out)
 
 
 class _Reader(HTMLParser):

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from bot.core.blocks import Block, Run
+from bot.core.blocks import Block, Run, head_runs
 
 SUMMARY_WITHIN = 8  # the author's summary is among the first content blocks
 _LABELS = frozenset(
@@ -200,11 +200,4 @@ def without_cut_marks(runs: Sequence[Run]) -> tuple[Run, ...]:
     mark = _CUT_MARKS.search(text)
     if mark is None:
         return tuple(runs)
-    keep = mark.start()
-    out: list[Run] = []
-    for run in runs:
-        if keep <= 0:
-            break
-        out.append(Run(run.text[:keep], run.href, run.bold, run.italic))
-        keep -= len(run.text)
-    return tuple(out)
+    return head_runs(runs, mark.start())

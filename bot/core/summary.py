@@ -24,7 +24,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
-from bot.core.blocks import Block, Run, read_blocks, text_blocks
+from bot.core.blocks import Block, Run, head_runs, read_blocks, text_blocks
 from bot.core.boilerplate import author_summary, lede, looks_cut, without_cut_marks
 from bot.core.urls import safe_link
 
@@ -155,9 +155,9 @@ def compose(
             complete = False
             break
         cut = fits[-1]
-        shown = _slice(runs, cut)
+        shown = head_runs(runs, cut)
         if dangling and cut >= len(text.rstrip()):  # only a cut sentence: say it goes on
-            shown = (*_slice(runs, len(text.rstrip(" ,;:—-"))), Run("…"))
+            shown = (*head_runs(runs, len(text.rstrip(" ,;:—-"))), Run("…"))
         lines.append((block, _render(shown)))
         used += extra + columns(text[:cut]) + (1 if dangling else 0)
         sentences += len(fits)
@@ -206,18 +206,6 @@ def _join(lines: list[tuple[Block, str]]) -> str:
     return "".join(out)
 
 
-def _slice(runs: Sequence[Run], length: int) -> tuple[Run, ...]:
-    """The first `length` characters of the runs (their styles kept)."""
-    out: list[Run] = []
-    left = length
-    for run in runs:
-        if left <= 0:
-            break
-        out.append(Run(run.text[:left], run.href, run.bold, run.italic))
-        left -= len(run.text)
-    return tuple(out)
-
-
 def _cut_at_word(runs: Sequence[Run], limit: int) -> tuple[Run, ...]:
     text = "".join(run.text for run in runs)
     size = 0
@@ -229,7 +217,7 @@ def _cut_at_word(runs: Sequence[Run], limit: int) -> tuple[Run, ...]:
     space = text.rfind(" ")
     if space > len(text) // 2:
         text = text[:space]
-    kept = _slice(runs, len(text.rstrip(" ,;:—-")))
+    kept = head_runs(runs, len(text.rstrip(" ,;:—-")))
     return (*kept, Run("…"))
 
 

@@ -184,6 +184,28 @@ class FakeBotApi(ChannelDirectory):
             message["sender_chat"] = sender_chat
         return self.push_update({"message": message})
 
+    def push_bot_added(
+        self, chat_id: int, *, by: int, language: str = "en", title: str = "Test group"
+    ) -> int:
+        """Telegram's `my_chat_member` update when someone adds the bot to a group."""
+        bot = {"id": 1, "is_bot": True, "first_name": "B"}
+        return self.push_update(
+            {
+                "my_chat_member": {
+                    "chat": {"id": chat_id, "type": "supergroup", "title": title},
+                    "from": {
+                        "id": by,
+                        "is_bot": False,
+                        "first_name": "Ana",
+                        "language_code": language,
+                    },
+                    "date": 0,
+                    "old_chat_member": {"status": "left", "user": bot},
+                    "new_chat_member": {"status": "member", "user": bot},
+                }
+            }
+        )
+
     def push_document(self, content: bytes, *, chat_id: int, name: str = "subs.opml") -> int:
         """A file sent in a private chat (its bytes are served by getFile and the file URL)."""
         file_id = f"file{len(self.files) + 1}"

@@ -104,7 +104,7 @@ async def test_in_an_outage_each_message_backs_off_alone_and_getme_is_asked_once
     """Fifty chats failing in one round must not push each other's next try out to the cap,
     and an outage must not cost a getMe per message."""
     from bot.db.tables import Delivery as Row
-    from bot.services.delivery import Retries, retry_delay
+    from bot.services.retries import Retries, retry_delay
 
     now = datetime(2026, 12, 1, tzinfo=UTC)
     asked = 0

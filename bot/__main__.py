@@ -76,9 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     pace.add_argument("slug")
     pace.add_argument(
         "--interval",
-        required=True,
         metavar="DURATION",
         help="poll it every DURATION (90s, 15m, 2h, 1d; 1m to 7d), or `default`",
+    )
+    pace.add_argument(
+        "--full-text",
+        choices=("on", "off"),
+        help="read each new post's page and summarise the article (for excerpt-only feeds)",
     )
 
     preview = sub.add_parser("preview", help="print the newest items' messages (no database)")
@@ -147,6 +151,10 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
     if args.feed_command == "add":
         outcome = asyncio.run(_add(settings, engine, args.url, args.name))
         print(f"added {outcome.slug}: {outcome.feed_title} ({outcome.items} items)")
+        with Session(engine) as session:
+            added = store.get_feed(session, slug=outcome.slug)
+        if added is not None and added.excerpt_only and not added.full_text:
+            print(f"  {EXCERPT_HINT.format(slug=outcome.slug)}")
         return 0
     if args.feed_command == "list":
         with Session(engine) as session:
@@ -161,19 +169,16 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
             status = f.status if not f.last_error else f"{f.status}: {f.last_error}"
             every = format_duration(f.interval_seconds or settings.poll_interval_seconds)
             owner = f"\tadded by {f.added_by}" if f.added_by is not None else ""
+            text = "\tfull text" if f.full_text else ""
+            if f.excerpt_only and not f.full_text:
+                text = f"\texcerpts only: {EXCERPT_HINT.format(slug=f.slug)}"
             print(
                 f"{f.slug}\t{f.url}\t{row.items} items\tevery {every}\tchecked {checked}"
-                f"\t{status}{owner}"
+                f"\t{status}{owner}{text}"
             )
         return 0
     if args.feed_command == "set":
-        seconds = _interval(args.interval)
-        with transaction(engine) as session:
-            if not store.set_interval(session, slug=args.slug, seconds=seconds, now=utcnow()):
-                raise CliError(f"no feed named {args.slug!r} (see `feed list`)")
-        shown = format_duration(seconds or settings.poll_interval_seconds)
-        print(f"{args.slug}: polled every {shown}" + ("" if seconds else " (the default)"))
-        return 0
+        return _set(args, settings, engine)
     if args.feed_command == "rename":
         asyncio.run(_rename(settings, engine, args.slug, args.new_slug))
         print(f"renamed {args.slug} to {args.new_slug}")
@@ -196,6 +201,35 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
         print(f"removed {args.slug}")
         return 0
     raise CliError(f"unknown feed action {args.feed_command}")
+
+
+EXCERPT_HINT = (
+    "its feed gives only excerpts; `feed set {slug} --full-text on` summarises each new "
+    "post's article from its page"
+)
+
+
+def _set(args: argparse.Namespace, settings: Settings, engine: Engine) -> int:
+    """`feed set SLUG --interval D --full-text on|off`: at least one of them."""
+    if args.interval is None and args.full_text is None:
+        raise CliError("nothing to set: give --interval DURATION and/or --full-text on|off")
+    seconds = _interval(args.interval) if args.interval is not None else None
+    with transaction(engine) as session:
+        found = store.get_feed(session, slug=args.slug) is not None
+        if found and args.interval is not None:
+            store.set_interval(session, slug=args.slug, seconds=seconds, now=utcnow())
+        if found and args.full_text is not None:
+            store.set_full_text(session, slug=args.slug, on=args.full_text == "on")
+    if not found:
+        raise CliError(f"no feed named {args.slug!r} (see `feed list`)")
+    if args.interval is not None:
+        shown = format_duration(seconds or settings.poll_interval_seconds)
+        print(f"{args.slug}: polled every {shown}" + ("" if seconds else " (the default)"))
+    if args.full_text == "on":
+        print(f"{args.slug}: full text on: each new post's page is read for its article")
+    elif args.full_text == "off":
+        print(f"{args.slug}: full text off: messages use the feed's own text")
+    return 0
 
 
 def _interval(text: str) -> int | None:

@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     max_categories_per_filter: int = Field(default=50, ge=1)
     commands_per_minute: int = Field(default=30, ge=1)
     feed_alert_after_seconds: float = Field(default=86_400.0, ge=0)
+    # Full-text feeds: how long a new post's message waits for its page before it goes out
+    # with the feed's excerpt (the page is still stored when it comes).
+    full_text_wait_seconds: float = Field(default=5.0, ge=0, le=60)
 
     @field_validator("log_level", "feed_adding", mode="before")
     @classmethod

@@ -74,6 +74,19 @@ def site_of(url: str) -> str:
     return (urlsplit(url).hostname or "").removeprefix("www.")
 
 
+def origin_of(url: str) -> tuple[str, int | None]:
+    """Host and port: an operator's trust in a feed extends to pages at exactly this origin."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:
+        return ("", None)
+    return ((parts.hostname or "").lower(), port)
+
+
+_PAGE_TYPES = ("text/html", "application/xhtml+xml")
+
+
 @dataclass(frozen=True, slots=True)
 class FetchLimits:
     max_bytes: int = 10 * 1024 * 1024
@@ -132,12 +145,16 @@ class Fetcher:
         trusted: bool = True,
         page_bytes: int | None = None,
         budget: RequestBudget | None = None,
+        trusted_origin: str | None = None,
+        web_page: bool = False,
     ) -> FetchResult:
         """GET `url`; raises FetchError with a one-line reason on any transport-level failure.
         `page_bytes`: a body whose first bytes say it is a web page is cut at this many bytes
-        (someone's pasted link: its feed links are in the head). `budget`: counted per hop."""
+        (someone's pasted link: its feed links are in the head). `budget`: counted per hop.
+        `trusted_origin`: hops to this URL's host and port skip the guard (an operator's feed's
+        own site); every other hop of an untrusted fetch goes through it. `web_page`: a 200
+        whose media type is not HTML is refused before its body is read (a post's page)."""
         guarded = not (trusted or self.allow_private)
-        client = self._guarded if guarded else self._trusted
         conditional = {}
         if etag:
             conditional["If-None-Match"] = etag
@@ -146,7 +163,13 @@ class Fetcher:
         try:
             async with asyncio.timeout(self.limits.total_timeout):
                 return await self._follow(
-                    client, url, conditional, guarded=guarded, page_bytes=page_bytes, budget=budget
+                    url,
+                    conditional,
+                    guarded=guarded,
+                    page_bytes=page_bytes,
+                    budget=budget,
+                    trusted=origin_of(trusted_origin) if trusted_origin else None,
+                    web_page=web_page,
                 )
         except TimeoutError:
             raise FetchError(
@@ -163,20 +186,23 @@ class Fetcher:
 
     async def _follow(
         self,
-        client: httpx.AsyncClient,
         url: str,
         conditional: dict[str, str],
         *,
         guarded: bool,
         page_bytes: int | None,
         budget: RequestBudget | None,
+        trusted: tuple[str, int | None] | None = None,
+        web_page: bool = False,
     ) -> FetchResult:
-        check_url(url, guarded=guarded)
         current = url
         all_permanent = True
         for _ in range(MAX_REDIRECTS + 1):
+            hop_guarded = guarded and (trusted is None or origin_of(current) != trusted)
+            check_url(current, guarded=hop_guarded)
             if budget is not None:
                 budget.take(current, url)
+            client = self._guarded if hop_guarded else self._trusted
             async with client.stream("GET", current, headers=conditional) as response:
                 if response.status_code in _REDIRECTS:
                     target = response.headers.get("location")
@@ -184,10 +210,12 @@ class Fetcher:
                         raise FetchError(f"HTTP {response.status_code} without a Location header")
                     all_permanent &= response.status_code in _PERMANENT
                     current = urljoin(current, target)
-                    check_url(current, guarded=guarded)
                     continue
                 headers = {k.lower(): v for k, v in response.headers.items()}
                 body = b""
+                kind = headers.get("content-type", "").split(";")[0].strip().lower()
+                if web_page and response.status_code == 200 and kind not in ("", *_PAGE_TYPES):
+                    raise FetchError(f"not a web page ({kind[:80]})")
                 if response.status_code == 200:
                     body = await read_capped(response, self.limits.max_bytes, page_bytes)
                 return FetchResult(

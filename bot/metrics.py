@@ -17,6 +17,11 @@ BUDGET_WAIT = Counter(
 )
 TOO_MANY = Counter("feedwatch_telegram_429_total", "429 answers from Telegram", ["retried"])
 
+PAGES = Counter("feedwatch_pages_total", "Post pages read for full text, by outcome", ["outcome"])
+PAGE_SECONDS = Histogram(
+    "feedwatch_page_seconds", "Time to fetch and extract a post's page (full-text feeds)"
+)
+
 
 def serve(port: int, address: str = "127.0.0.1") -> None:
     """Loopback unless METRICS_LISTEN says otherwise: metrics say which feeds and chats exist."""

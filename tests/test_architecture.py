@@ -21,6 +21,10 @@ FORBIDDEN_IN_CORE = {
     "bot.fetch",
     "bot.services",
     "bot.telegram",
+    # Article extraction is handed HTML we fetched; trafilatura's downloader would bypass the
+    # SSRF guard and the size limits (core/article.py).
+    "trafilatura.downloads",
+    "urllib3",
 }
 
 

@@ -65,7 +65,7 @@ _DATE_ONLY = re.compile(
     re.IGNORECASE,
 )
 _URL_ONLY = re.compile(r"^(?:https?://|www\.)\S+$", re.IGNORECASE)
-_CUT_MARKS = re.compile(
+CUT_MARKS = re.compile(
     r"\s*(?:\[\s*(?:…|\.\.\.|&hellip;)\s*\]|…|\.\.\.|\(more…?\)|more\s*…|"
     r"(?:read more|continue reading)\W*)\s*$",
     re.IGNORECASE,
@@ -189,7 +189,7 @@ def looks_cut(blocks: Sequence[Block]) -> bool:
     if not blocks:
         return False
     text = blocks[-1].text.rstrip()
-    if _CUT_MARKS.search(text):
+    if CUT_MARKS.search(text):
         return True
     return bool(text) and text[-1] not in ".!?…。！？\"'”’)]」』）】:"
 
@@ -197,7 +197,7 @@ def looks_cut(blocks: Sequence[Block]) -> bool:
 def without_cut_marks(runs: Sequence[Run]) -> tuple[Run, ...]:
     """The runs without a trailing "…", "[…]" or "Read more" (the site's cut mark)."""
     text = "".join(run.text for run in runs)
-    mark = _CUT_MARKS.search(text)
+    mark = CUT_MARKS.search(text)
     if mark is None:
         return tuple(runs)
     return head_runs(runs, mark.start())

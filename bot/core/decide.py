@@ -89,6 +89,7 @@ class FeedState:
     churn_polls: int | None = (
         None  # consecutive polls that stored every item as new (core/churn.py)
     )
+    full_text: bool = False  # new posts' pages are read for their article (core/fulltext.py)
 
     @property
     def validators(self) -> tuple[str | None, str | None]:

@@ -64,6 +64,10 @@ class Feed(SQLModel, table=True):
     # Consecutive polls that stored (almost) every item as new (core/churn.py).
     churn_polls: int | None = None
     baseline_done: bool = False
+    # Read each new post's page for its article (`feed set --full-text`), and whether the
+    # last parse found only excerpts (the hint `feed add` and `feed list` give).
+    full_text: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    excerpt_only: bool | None = None
     # The user who added it from a chat (MAX_FEEDS_PER_USER); None: an operator or the CLI.
     added_by: int | None = Field(
         default=None, sa_column=Column(BigInteger, nullable=True, index=True)
@@ -111,6 +115,17 @@ class Item(SQLModel, table=True):
     first_seen_at: datetime = Field(default_factory=utcnow)
     last_changed_at: datetime = Field(default_factory=utcnow)
     last_seen_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class Article(SQLModel, table=True):
+    """What a post's page gave (full-text feeds): the article's HTML and image, or why there
+    is none. Kept apart from `item`, whose rows every poll reads."""
+
+    item_id: int = Field(foreign_key="item.id", primary_key=True, ondelete="CASCADE")
+    html: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    image: str | None = Field(default=None, max_length=2048)
+    error: str | None = Field(default=None, max_length=300)
+    fetched_at: datetime = Field(default_factory=utcnow)
 
 
 class FeedCategory(SQLModel, table=True):

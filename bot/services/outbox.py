@@ -129,7 +129,7 @@ def plan_digest(held: list[HeldItem], reader: Audience, feed_title: str) -> list
             h.categories,
             updated=h.updated,
             item_id=h.item_id,
-            summary=one_line(summarize("", h.text, limit=DIGEST_SUMMARY_COLUMNS)),
+            summary=one_line(summarize(h.html, h.text, limit=DIGEST_SUMMARY_COLUMNS)),
         )
         for h in held
     ]

@@ -6,7 +6,7 @@ the churn rule). The poller (`polling.py`) sequences the cycle around it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from bot.config import Settings
 from bot.core.alerts import AlertKind, AlertStep, alert_step
+from bot.core.article import Article
 from bot.core.churn import churn_step, slowed_pace
 from bot.core.decide import (
     FeedIntent,
@@ -26,6 +27,7 @@ from bot.core.decide import (
 )
 from bot.core.detect import detect, explain
 from bot.core.entries import NotAFeed
+from bot.core.fulltext import excerpt_only, with_article
 from bot.core.identity import Rekey, identity_of, reconcile
 from bot.core.model import Change, ChangeKind, FeedInfo, RawFeed, StoredItem
 from bot.core.parse import finish_feed, read_feed
@@ -57,12 +59,14 @@ def apply_result(
     now: datetime,
     settings: Settings,
     raw: RawFeed | NotAFeed | None = None,
+    articles: Mapping[str, Article] | None = None,
 ) -> PollOutcome:
-    """One feed's poll result, stored in the caller's transaction."""
+    """One feed's poll result, stored in the caller's transaction. `articles`: the pages of
+    new posts read for a full-text feed (by key), for their messages and storage."""
     interval = settings.poll_interval_seconds
     intent = decide(feed, result, now, interval)
     changes: tuple[Change, ...] = ()
-    items, title, churn, inserted = 0, None, None, 0
+    items, title, churn, inserted, excerpts = 0, None, None, 0, None
     if intent.new_url:
         log.info("feed %s: moved permanently to %s", feed.slug, redact_urls(intent.new_url))
     if intent.parse:
@@ -79,8 +83,8 @@ def apply_result(
             intent = after_parse(intent, feed, result, raw.ttl_seconds, interval)
             if raw.title and (not feed.title or feed.title == feed.slug):
                 title = raw.title
-            changes, items, inserted = store_items(
-                session, feed, title or feed.title, raw, now, settings
+            changes, items, inserted, excerpts = store_items(
+                session, feed, title or feed.title, raw, now, settings, articles or {}
             )
             churn = churn_step(feed.churn_polls or 0, inserted if feed.baseline_done else 0, items)
     step = alert_step(feed, intent, timedelta(seconds=settings.feed_alert_after_seconds))
@@ -94,6 +98,7 @@ def apply_result(
         title=title,
         alert=step,
         churn_polls=churn.polls if churn is not None else None,
+        excerpt_only=excerpts,
     )
     if step.send is not None:
         alert_operators(session, feed, intent, step, settings.bot_admin_ids)
@@ -137,11 +142,19 @@ def alert_operators(
 
 
 def store_items(
-    session: Session, feed: FeedState, title: str, raw: RawFeed, now: datetime, settings: Settings
-) -> tuple[tuple[Change, ...], int, int]:
+    session: Session,
+    feed: FeedState,
+    title: str,
+    raw: RawFeed,
+    now: datetime,
+    settings: Settings,
+    articles: Mapping[str, Article],
+) -> tuple[tuple[Change, ...], int, int, bool]:
     """Reconcile unseen keys, detect against the stored items, save them, queue the outbox
     rows, prune old and surplus items; one log line says what was absorbed instead of
-    announced. Returns the changes, the document's items and how many were inserted."""
+    announced. Returns the changes, the document's items, how many were inserted and whether
+    every item is an excerpt. Detection reads the feed alone; `articles` (full text) only
+    change what new posts' messages show."""
     stored = store.stored_items(session, feed_id=feed.id, keys=[e.key for e in raw.entries])
     rekeys = _rekey(session, feed, raw, stored) if feed.baseline_done else []
     has_stored, newest = bool(stored), None
@@ -162,11 +175,19 @@ def store_items(
     explained = explain(rekeys, detection)
     if explained:
         log.info("feed %s: %s", feed.slug, explained)
-    if detection.changes:
+    if articles:
+        store.save_articles(session, feed_id=feed.id, articles=articles, now=now)
+    changes = tuple(
+        replace(c, item=with_article(c.item, articles[c.item.key]))
+        if c.kind is ChangeKind.NEW and c.item.key in articles
+        else c
+        for c in detection.changes
+    )
+    if changes:
         audience = store.feed_audience(session, feed_id=feed.id)
         info = FeedInfo(slug=feed.slug, title=title)
         rows = plan_changes(
-            detection.changes, ids, audience, info, feed.id, max_new=settings.max_new_per_poll
+            changes, ids, audience, info, feed.id, max_new=settings.max_new_per_poll
         )
         if any(row.kind == FLOOD for row in rows):
             log.info(
@@ -184,7 +205,7 @@ def store_items(
         keep=settings.max_items_per_feed,
         seen_at=now,
     )
-    return detection.changes, len(parsed.items), inserted
+    return changes, len(parsed.items), inserted, excerpt_only(parsed.items)
 
 
 def _rekey(

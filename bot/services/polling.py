@@ -21,6 +21,7 @@ from sqlmodel import Session
 from bot import metrics
 from bot.clock import Clock, utcnow
 from bot.config import Settings
+from bot.core.article import Article
 from bot.core.decide import (
     FeedIntent,
     FeedState,
@@ -35,6 +36,7 @@ from bot.db import store
 from bot.db.engine import transaction, writer
 from bot.db.reserve import disk_full, keep_reserve
 from bot.fetch import Fetcher, FetchError
+from bot.services.articles import FullText
 from bot.services.poll_result import PollOutcome, apply_result, parsed
 
 log = logging.getLogger(__name__)
@@ -90,6 +92,7 @@ class Poller:
         self.clock = clock
         self.owner = owner
         self._full_said = False  # a full disk is said once per cycle, not once per feed
+        self.full_text = FullText(engine, fetcher, settings, clock)
 
     async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
         started = time.monotonic()
@@ -158,7 +161,12 @@ class Poller:
         else:
             try:
                 raw = await parsed(result) if intent.parse else None
-                outcome = await asyncio.to_thread(self._apply, feed.id, result, dry_run, raw)
+                articles, late = await self.full_text.pages_of_new_posts(feed, raw)
+                outcome = await asyncio.to_thread(
+                    self._apply, feed.id, result, dry_run, raw, articles
+                )
+                if not dry_run:
+                    self.full_text.store_later(feed, raw, outcome, late)
             except Exception as exc:  # a bug or a database fault must not stop the other feeds
                 if not disk_full(exc):
                     log.exception("feed %s: could not store the poll result", feed.slug)
@@ -178,6 +186,10 @@ class Poller:
                 metrics.ITEMS.labels(change.kind.value).inc()
         return outcome
 
+    async def settle(self) -> None:
+        """Wait until pages still being read are stored (tests; a graceful stop)."""
+        await self.full_text.settle()
+
     def _record_quiet(self, quiet: list[QuietPoll], *, cycle_finished: bool = False) -> None:
         record_quiet(self.engine, quiet, self.clock(), cycle_finished=cycle_finished)
 
@@ -187,13 +199,14 @@ class Poller:
         result: FetchResult | str,
         dry_run: bool,
         raw: RawFeed | NotAFeed | None = None,
+        articles: dict[str, Article] | None = None,
     ) -> PollOutcome:
         """Decide again on the feed's current row, then store it all in one transaction."""
         with Session(writer(self.engine), expire_on_commit=False) as session:
             found = store.feed_snapshots(session, feed_id=feed_id)
             if not found:
                 return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
-            outcome = self.apply(session, found[0], result, raw)
+            outcome = self.apply(session, found[0], result, raw, articles)
             if dry_run:
                 session.rollback()
             else:
@@ -206,10 +219,12 @@ class Poller:
         feed: FeedState,
         result: FetchResult | str,
         raw: RawFeed | NotAFeed | None = None,
+        articles: dict[str, Article] | None = None,
     ) -> PollOutcome:
         """decide → (parse → detect → store items and outbox) → write the feed's intent.
-        `raw`: the body already parsed (in the parsing pool), or why it is not a feed."""
-        return apply_result(session, feed, result, self.clock(), self.settings, raw)
+        `raw`: the body already parsed (in the parsing pool), or why it is not a feed;
+        `articles`: new posts' pages read for a full-text feed."""
+        return apply_result(session, feed, result, self.clock(), self.settings, raw, articles)
 
 
 def record_quiet(

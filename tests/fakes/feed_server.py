@@ -113,11 +113,13 @@ def raw(body: bytes, **headers: str) -> Behaviour:
     return respond
 
 
-def trickle(chunk: bytes, every: float, count: int) -> Behaviour:
+def trickle(
+    chunk: bytes, every: float, count: int, content_type: str = "application/rss+xml"
+) -> Behaviour:
     """Send `chunk` every `every` seconds, `count` times (a slowloris server)."""
 
     async def respond(request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "application/rss+xml"})
+        response = web.StreamResponse(headers={"Content-Type": content_type})
         await response.prepare(request)
         for _ in range(count):
             await response.write(chunk)

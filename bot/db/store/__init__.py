@@ -4,6 +4,7 @@ command), returning value objects, never ORM rows.
 
 - `feeds`: the catalog of feeds and each feed's poll state
 - `items`: what feeds published; per-feed category counts
+- `articles`: what full-text feeds' post pages gave
 - `chats`: chats and their own settings
 - `subscriptions`: who follows what, with which filters; the fan-out's audience
 - `outbox`: queued messages, from enqueue to sent
@@ -16,6 +17,7 @@ A new query goes in the module of the table it reads or writes, and is re-export
 that every poll runs is built once at import and run with `statements.run`.
 """
 
+from bot.db.store.articles import articles_of, known_keys, save_articles, set_full_text
 from bot.db.store.budget import reserve
 from bot.db.store.chats import (
     chat_language,
@@ -114,6 +116,7 @@ __all__ = [
     "add_feed",
     "all_feeds",
     "apply_intent",
+    "articles_of",
     "audience",
     "cancel_queued",
     "category_counts",
@@ -140,6 +143,7 @@ __all__ = [
     "hold_delivery",
     "identity_candidates",
     "is_paused",
+    "known_keys",
     "latest_items",
     "list_feeds",
     "managed_chat",
@@ -163,11 +167,13 @@ __all__ = [
     "rename_feed",
     "renew_chat",
     "reserve",
+    "save_articles",
     "save_items",
     "set_chat_active",
     "set_digest",
     "set_edits",
     "set_filter",
+    "set_full_text",
     "set_interval",
     "set_keywords",
     "set_managing",

@@ -29,6 +29,8 @@ class FeedView:
     trusted: bool
     interval_seconds: int | None = None  # its own pace; None: the setting
     added_by: int | None = None  # the user who added it from a chat
+    full_text: bool = False  # its posts' pages are read for the article (`--full-text`)
+    excerpt_only: bool = False  # its last parse found only excerpts
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,8 @@ def _view(feed: Feed) -> FeedView:
         trusted=feed.trusted,
         interval_seconds=feed.interval_seconds,
         added_by=feed.added_by,
+        full_text=feed.full_text,
+        excerpt_only=bool(feed.excerpt_only),
     )
 
 
@@ -158,7 +162,7 @@ _FEED = table(Feed)
 STATE_COLUMNS = columns(
     Feed,
     "id slug url title etag last_modified trusted body_hash baseline_done error_count"
-    " interval_seconds ttl_seconds failing_since alert alerted_at churn_polls",
+    " interval_seconds ttl_seconds failing_since alert alerted_at churn_polls full_text",
 )
 
 _ONE_STATE = sa_select(*STATE_COLUMNS).where(_FEED.c.id == bindparam("b_id"))
@@ -218,6 +222,7 @@ def apply_intent(
     title: str | None = None,
     alert: AlertStep | None = None,
     churn_polls: int | None = None,
+    excerpt_only: bool | None = None,
 ) -> None:
     """Write what the decision says about the feed row; the lease is released with it."""
     values: dict[str, object] = {
@@ -245,4 +250,6 @@ def apply_intent(
             values["alerted_at"] = intent.checked_at
     if churn_polls is not None:
         values["churn_polls"] = churn_polls
+    if excerpt_only is not None:
+        values["excerpt_only"] = excerpt_only
     run(session, _UPDATE_FEED, {**values, "b_id": feed_id})

@@ -11,9 +11,11 @@ from sqlalchemy import BindParameter, bindparam, delete, func, insert, or_, upda
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
+from bot.core.fulltext import with_article
 from bot.core.identity import identity_of
 from bot.core.model import Detection, Identity, ParsedFeed, ParsedItem, StoredItem
 from bot.core.text import FINGERPRINT_VERSION
+from bot.db.store.articles import articles_of
 from bot.db.store.statements import columns, run, table
 from bot.db.tables import Delivery, FeedCategory, Item
 
@@ -335,7 +337,14 @@ def latest_items(session: Session, *, feed_id: int, limit: int) -> list[tuple[in
         .order_by(col(Item.published_at).desc(), col(Item.first_seen_at).desc())
         .limit(limit)
     ).all()
-    return [(row.id or 0, as_parsed(row)) for row in rows]
+    found = articles_of(session, item_ids=[row.id or 0 for row in rows])
+    return [
+        (
+            row.id or 0,
+            with_article(as_parsed(row), found[row.id]) if row.id in found else as_parsed(row),
+        )
+        for row in rows
+    ]
 
 
 def as_parsed(item: Item) -> ParsedItem:

@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import Connection, bindparam, func, insert, update
 from sqlmodel import Session, col, select
 
+from bot.db.store.articles import articles_of
 from bot.db.store.statements import run, table
 from bot.db.tables import Delivery, DeliveryStatus, Item
 
@@ -191,6 +192,7 @@ class HeldItem:
     categories: tuple[str, ...]
     updated: bool
     text: str = ""  # the item's visible text, for the digest's one-line summary
+    html: str = ""  # its article's HTML (full-text feeds), preferred for that summary
 
 
 def held_for(session: Session, *, chat_id: int, feed_id: int) -> list[HeldItem]:
@@ -204,6 +206,7 @@ def held_for(session: Session, *, chat_id: int, feed_id: int) -> list[HeldItem]:
         )
         .order_by(col(Delivery.id))
     ).all()
+    found = articles_of(session, item_ids=[item.id or 0 for _, item in rows])
     return [
         HeldItem(
             delivery_id=delivery.id or 0,
@@ -213,6 +216,7 @@ def held_for(session: Session, *, chat_id: int, feed_id: int) -> list[HeldItem]:
             categories=tuple(item.categories or ()),
             updated=delivery.kind == "edited",
             text=item.text,
+            html=found[item.id].html if item.id in found else "",
         )
         for delivery, item in rows
     ]

@@ -1,0 +1,189 @@
+"""Full text for excerpt-only feeds: each new post's page, read once, through the guard.
+
+A page is fetched with the feed fetcher (its SSRF guard, size and time limits; hops to an
+operator-added feed's own origin skip the guard like the feed does, every other hop goes
+through it), at most one request at a time per host, and extracted in the parsing pool. The
+poll waits for pages at most `FULL_TEXT_WAIT_SECONDS`, outside its transaction; a page that
+comes later is stored with its post for later messages (backlog, digests). A page that fails
+is the feed's excerpt and one log line, never an error of the feed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from urllib.parse import urlsplit
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from bot import metrics
+from bot.clock import Clock
+from bot.config import Settings
+from bot.core.article import Article, extract_article, failed
+from bot.core.decide import FeedState
+from bot.core.discover import looks_like_html
+from bot.core.entries import NotAFeed
+from bot.core.fulltext import pages_to_read
+from bot.core.model import ChangeKind, RawEntry, RawFeed
+from bot.core.urls import redact_urls
+from bot.db import store
+from bot.db.engine import transaction
+from bot.fetch import Fetcher, FetchError
+from bot.services.cpu import parse_off_loop
+from bot.services.poll_result import PollOutcome
+
+log = logging.getLogger(__name__)
+
+
+class PageReader:
+    """Reads posts' pages; the same page is never read twice at once (by URL)."""
+
+    def __init__(self, fetcher: Fetcher, wait_seconds: float) -> None:
+        self.fetcher = fetcher
+        self.wait_seconds = wait_seconds
+        self._hosts: dict[str, asyncio.Lock] = {}
+        self._reading: dict[str, asyncio.Task[Article]] = {}
+
+    async def read(
+        self, feed: FeedState, entries: Sequence[RawEntry]
+    ) -> tuple[dict[str, Article], dict[str, asyncio.Task[Article]]]:
+        """The articles that arrived within the wait (by key), and the pages still coming."""
+        tasks = self.start(feed, entries)
+        if tasks:
+            await asyncio.wait(tasks.values(), timeout=self.wait_seconds)
+        ready = {k: t.result() for k, t in tasks.items() if t.done() and not t.cancelled()}
+        late = {k: t for k, t in tasks.items() if not t.done()}
+        if late:
+            log.info(
+                "feed %s: %d post page(s) slower than %g s: those messages use the feed's "
+                "excerpt (the article is stored when it arrives)",
+                feed.slug,
+                len(late),
+                self.wait_seconds,
+            )
+        return ready, late
+
+    def start(
+        self, feed: FeedState, entries: Sequence[RawEntry]
+    ) -> dict[str, asyncio.Task[Article]]:
+        """Start reading each entry's page (or join a read of the same page under way)."""
+        tasks = {}
+        for entry in entries:
+            if not entry.link:
+                continue
+            task = self._reading.get(entry.link)
+            if task is None:
+                task = asyncio.create_task(self._read(feed, entry.link, entry.title))
+                self._reading[entry.link] = task
+                task.add_done_callback(functools.partial(self._done, entry.link))
+            tasks[entry.key] = task
+        return tasks
+
+    def _done(self, link: str, _task: asyncio.Task[Article]) -> None:
+        self._reading.pop(link, None)
+
+    async def _read(self, feed: FeedState, link: str, title: str) -> Article:
+        started = time.monotonic()
+        try:
+            body, url = await self._fetch(feed, link)
+        except FetchError as exc:
+            article = failed(str(exc))
+        else:
+            article = await parse_off_loop(extract_article, body, url, title)
+        metrics.PAGE_SECONDS.observe(time.monotonic() - started)
+        metrics.PAGES.labels("fetched" if article.ok else "failed").inc()
+        if not article.ok:
+            log.info(
+                "feed %s: page %s: %s; its message uses the feed's excerpt",
+                feed.slug,
+                redact_urls(link),
+                article.error,
+            )
+        return article
+
+    async def _fetch(self, feed: FeedState, link: str) -> tuple[bytes, str]:
+        host = (urlsplit(link).hostname or "").lower()
+        lock = self._hosts.setdefault(host, asyncio.Lock())
+        async with lock:  # one request at a time per host: a site's new posts come in a row
+            result = await self.fetcher.fetch(
+                link,
+                trusted=False,
+                trusted_origin=feed.url if feed.trusted else None,
+                web_page=True,
+            )
+        if result.status != 200:
+            raise FetchError(f"HTTP {result.status}")
+        if not looks_like_html(result.body, result.headers.get("content-type", "")):
+            raise FetchError("not a web page")
+        return result.body, result.url
+
+
+class FullText:
+    """The poll's side of full text: the new posts' pages before the feed's transaction, and
+    after it the pages still coming and those of edited posts, stored with their posts."""
+
+    def __init__(self, engine: Engine, fetcher: Fetcher, settings: Settings, clock: Clock) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.clock = clock
+        self.pages = PageReader(fetcher, settings.full_text_wait_seconds)
+        self._later: set[asyncio.Task[None]] = set()
+
+    async def pages_of_new_posts(
+        self, feed: FeedState, raw: RawFeed | NotAFeed | None
+    ) -> tuple[dict[str, Article], dict[str, asyncio.Task[Article]]]:
+        """A full-text feed's new posts' pages: those read within the wait, and the rest."""
+        if not feed.full_text or not isinstance(raw, RawFeed) or not feed.baseline_done:
+            return {}, {}
+        keys = [e.key for e in raw.entries]
+        known = await asyncio.to_thread(self._known_keys, feed.id, keys)
+        wanted = pages_to_read(
+            raw.entries, known, baseline_done=True, most=self.settings.max_new_per_poll
+        )
+        return await self.pages.read(feed, wanted)
+
+    def store_later(
+        self,
+        feed: FeedState,
+        raw: RawFeed | NotAFeed | None,
+        outcome: PollOutcome,
+        late: Mapping[str, asyncio.Task[Article]],
+    ) -> None:
+        """Pages still coming, and the pages of edited posts (the feed says they changed; the
+        edit's message shows the feed's own diff), are stored with their posts when read."""
+        if not feed.full_text or not isinstance(raw, RawFeed):
+            return
+        edited = {c.item.key for c in outcome.changes if c.kind is ChangeKind.EDITED}
+        tasks = dict(late)
+        tasks.update(self.pages.start(feed, [e for e in raw.entries if e.key in edited]))
+        if tasks:
+            job = asyncio.create_task(self._save_when_read(feed, tasks))
+            self._later.add(job)
+            job.add_done_callback(self._later.discard)
+
+    async def settle(self) -> None:
+        """Wait until pages still being read are stored (tests; a graceful stop)."""
+        while self._later:
+            await asyncio.gather(*list(self._later), return_exceptions=True)
+
+    def _known_keys(self, feed_id: int, keys: list[str]) -> set[str]:
+        with Session(self.engine) as session:
+            return store.known_keys(session, feed_id=feed_id, keys=keys)
+
+    async def _save_when_read(
+        self, feed: FeedState, tasks: dict[str, asyncio.Task[Article]]
+    ) -> None:
+        await asyncio.wait(tasks.values())
+        articles = {k: t.result() for k, t in tasks.items() if not t.cancelled()}
+        try:
+            await asyncio.to_thread(self._save, feed.id, articles)
+        except Exception as exc:  # the messages went out; only a later backlog lacks the text
+            log.warning("feed %s: could not store %d article(s): %s", feed.slug, len(articles), exc)
+
+    def _save(self, feed_id: int, articles: dict[str, Article]) -> None:
+        with transaction(self.engine) as session:
+            store.save_articles(session, feed_id=feed_id, articles=articles, now=self.clock())

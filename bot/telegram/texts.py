@@ -94,6 +94,12 @@ START_EMPTY_CLOSED = N_("No feeds are watched yet: the bot's operators add them.
 START_HELP = N_("/help for every command.")
 ADMINS_ONLY = N_("Only this group's administrators can change its subscriptions and filters.")
 OPERATORS_ONLY = N_("Only the bot's operators can add or remove feeds.")
+FULL_TEXT_OPERATORS = N_("Only the bot's operators can change a feed's full text.")
+# Under an operator's /feeds, above the full-text switches.
+FULL_TEXT_ABOUT = N_(
+    "\n<i>Full text</i>: for feeds that give only excerpts, the bot reads each new post's page "
+    "and summarises the article."
+)
 
 # Told in a private chat while BOT_ADMIN_IDS is empty: how to become the operator.
 NO_OPERATOR_YET = N_(

@@ -1,6 +1,7 @@
 """What the bot shows besides plain replies: the /list view, the inline keyboards, and the one
 codec for button data (`unsub:ID`, `edits:ID`, `preview:ID`, `backlog:ID:N`, `lang:CODE`,
-`sub:ID`, `add:TOKEN:N` for the Nth feed of an offer, `page:N` for a page of /list).
+`sub:ID`, `add:TOKEN:N` for the Nth feed of an offer, `page:N` for a page of /list, `full:ID`
+for an operator's full-text switch under /feeds).
 
 Button data comes back from the client and can be forged (`"²"` passes `str.isdigit`; an id
 above 2^63 overflows a database integer), so it is parsed strictly against one pattern and
@@ -27,7 +28,7 @@ BACKLOG = 3  # the most posts the "Also the latest" button sends
 
 _ID = r"([1-9][0-9]{0,17})"  # at most 18 digits: always below 2^63
 _PATTERN = re.compile(
-    rf"(?:(unsub|edits|preview|sub):{_ID}|backlog:{_ID}:([0-9])|lang:([a-z]{{2}})"
+    rf"(?:(unsub|edits|preview|sub|full):{_ID}|backlog:{_ID}:([0-9])|lang:([a-z]{{2}})"
     r"|add:([0-9a-f]{8}):([0-9])|page:([0-9]{1,3}))",
     re.ASCII,
 )
@@ -40,12 +41,13 @@ ROUTES = {
     "sub": r"^sub:",
     "page": r"^page:",
     "add": r"^add:",
+    "full": r"^full:",
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    action: str  # unsub | edits | preview | backlog | lang | sub | add | page
+    action: str  # unsub | edits | preview | backlog | lang | sub | add | page | full
     feed_id: int = 0
     count: int = 0  # backlog: how many posts; add: which of the offer's feeds; page: which
     language: str = ""
@@ -102,6 +104,28 @@ def feed_keyboard(feeds: list[FeedView]) -> InlineKeyboardMarkup | None:
             for feed in feeds[:START_FEEDS]
         ]
     )
+
+
+FULL_TEXT_BUTTONS = 20  # full-text switches under an operator's /feeds
+
+
+def full_text_keyboard(feeds: list[FeedView], tr: Translator) -> InlineKeyboardMarkup | None:
+    """Operators: a full-text switch for each feed that has it on or gives only excerpts."""
+    shown = [f for f in feeds if f.full_text or f.excerpt_only][:FULL_TEXT_BUTTONS]
+    if not shown:
+        return None
+    rows = []
+    for feed in shown:
+        label = (
+            tr.gettext("Full text ✓: {feed}")
+            if feed.full_text
+            else tr.gettext("Full text: turn on for {feed}")
+        )
+        data = encode(Button("full", feed.id))
+        rows.append(
+            [InlineKeyboardButton(label.format(feed=_short(feed.slug)), callback_data=data)]
+        )
+    return InlineKeyboardMarkup(rows)
 
 
 def offer_keyboard(

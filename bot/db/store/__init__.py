@@ -17,7 +17,13 @@ A new query goes in the module of the table it reads or writes, and is re-export
 that every poll runs is built once at import and run with `statements.run`.
 """
 
-from bot.db.store.articles import articles_of, known_keys, save_articles, set_full_text
+from bot.db.store.articles import (
+    articles_of,
+    known_keys,
+    save_articles,
+    set_full_text,
+    toggle_full_text,
+)
 from bot.db.store.budget import reserve
 from bot.db.store.chats import (
     chat_language,
@@ -186,6 +192,7 @@ __all__ = [
     "stored_items",
     "subscribe",
     "toggle_edits",
+    "toggle_full_text",
     "toggle_preview",
     "unsubscribe",
     "upsert_chat",

@@ -76,3 +76,13 @@ def set_full_text(session: Session, *, slug: str, on: bool) -> bool:
     feed.full_text = on
     session.add(feed)
     return True
+
+
+def toggle_full_text(session: Session, *, feed_id: int) -> bool | None:
+    """Flip a feed's full text; its new value, or None when there is no such feed."""
+    feed = session.get(Feed, feed_id)
+    if feed is None:
+        return None
+    feed.full_text = not feed.full_text
+    session.add(feed)
+    return feed.full_text

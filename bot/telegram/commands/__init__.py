@@ -1,7 +1,7 @@
 """Chat commands, one module per area. A new command goes in its area's module and into the
 table below; `app.py` wires whatever is listed here.
 
-- `start`: /start (and its deep links), /help, /feeds
+- `start`: /start (and its deep links), /help, /feeds (+ operators' full-text switches)
 - `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ and
   /start's feed buttons)
 - `adding`: /subscribe URL, a pasted link, the buttons of the feeds found at an address
@@ -71,5 +71,6 @@ BUTTONS: list[tuple[str, Handler]] = [
     (ROUTES["sub"], subscriptions.on_subscribe_button),
     (ROUTES["page"], subscriptions.on_list_page),
     (ROUTES["add"], adding.on_add_button),
+    (ROUTES["full"], start.on_full_text),
 ]
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

@@ -131,7 +131,7 @@ async def pressed(update: Update, context: Context) -> tuple[CallbackQuery, Butt
     if not await context.is_admin():
         await query.answer(tr.gettext(texts.ADMINS_ONLY), show_alert=True)
         return None
-    if button.action not in ("lang", "sub", "add", "page"):  # the rest act on a subscription
+    if button.action not in ("lang", "sub", "add", "page", "full"):  # the rest: a subscription
         chat_id, feed_id = context.chat_id, button.feed_id
         reader = await context.svc.read(
             lambda s: store.get_subscription(s, chat_id=chat_id, feed_id=feed_id)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
 
 from bot.core.schedule import format_duration
 from bot.db import store
 from bot.telegram import help_screen, texts
 from bot.telegram.commands import adding, subscriptions
+from bot.telegram.commands.common import pressed
 from bot.telegram.context import Context, esc, example_feed
-from bot.telegram.views import START_FEEDS, feed_keyboard
+from bot.telegram.views import START_FEEDS, feed_keyboard, full_text_keyboard
 
 
 async def cmd_help(update: Update, context: Context) -> None:
@@ -63,12 +64,18 @@ async def cmd_start(update: Update, context: Context) -> None:
 
 
 async def cmd_feeds(update: Update, context: Context) -> None:
-    """/feeds: the feeds this bot watches (operators also see who added each from a chat)."""
-    _ = (await context.tr()).gettext
+    """/feeds: the feeds this bot watches (operators also see who added each from a chat, and
+    full-text switches for excerpt-only feeds)."""
+    text, keyboard = await feeds_view(context)
+    await context.reply(text, keyboard)
+
+
+async def feeds_view(context: Context) -> tuple[str, InlineKeyboardMarkup | None]:
+    tr = await context.tr()
+    _ = tr.gettext
     rows = await context.svc.read(store.list_feeds)
     if not rows:
-        await context.reply(_("No feeds are watched yet."))
-        return
+        return _("No feeds are watched yet."), None
     lines = [_("<b>Watched feeds</b>")]
     for row in rows:
         status = "" if row.feed.status == "ok" else f" ({esc(row.feed.status)})"
@@ -79,7 +86,30 @@ async def cmd_feeds(update: Update, context: Context) -> None:
         owner = ""
         if context.is_operator and row.feed.added_by is not None:  # who added it, for them
             owner = " · " + _("added by {user}").format(user=row.feed.added_by)
+        if context.is_operator and row.feed.full_text:
+            owner += " · " + _("full text")
+        elif context.is_operator and row.feed.excerpt_only:
+            owner += " · " + _("excerpts only")
         line = f"<code>{esc(row.feed.slug)}</code> — {esc(row.feed.title)}{pace}{status}{owner}"
         lines.append(line)
     lines.append("\n" + _("Subscribe with /subscribe <i>feed name</i>"))
-    await context.reply("\n".join(lines))
+    keyboard = None
+    if context.is_operator:
+        keyboard = full_text_keyboard([row.feed for row in rows], tr)
+        if keyboard is not None:
+            lines.append(_(texts.FULL_TEXT_ABOUT))
+    return "\n".join(lines), keyboard
+
+
+async def on_full_text(update: Update, context: Context) -> None:
+    """An operator's full-text switch under /feeds: flip it and redraw the list."""
+    found = await pressed(update, context)
+    if found is None:
+        return
+    query, button = found
+    if not context.is_operator:
+        await query.answer((await context.tr()).gettext(texts.FULL_TEXT_OPERATORS), show_alert=True)
+        return
+    await context.svc.write(lambda s: store.toggle_full_text(s, feed_id=button.feed_id))
+    await subscriptions.edit(query, *await feeds_view(context))
+    await query.answer()

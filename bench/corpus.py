@@ -65,7 +65,7 @@ def _sentence(rng: random.Random) -> str:
     return " ".join(words).capitalize() + "."
 
 
-def _item(feed: int, n: int, paragraphs: int, edited: bool) -> str:
+def _item(feed: int, n: int, paragraphs: int, edited: bool, pages: str = "") -> str:
     rng = random.Random(feed * 100_003 + n)
     paras = []
     for p in range(paragraphs):
@@ -81,7 +81,7 @@ def _item(feed: int, n: int, paragraphs: int, edited: bool) -> str:
     published = BASE_DATE - timedelta(hours=n * 7)
     return (
         f"<item><title>Post {n} of feed {feed}: {' '.join(rng.choice(WORDS) for _ in range(5))}</title>"
-        f"<link>https://blog.example/{feed}/post-{n}/</link>"
+        f"<link>{pages or 'https://blog.example'}/{'p/' if pages else ''}{feed}/post-{n}/</link>"
         f"<dc:creator><![CDATA[Author {n % 7}]]></dc:creator>"
         f"<pubDate>{format_datetime(published)}</pubDate>"
         f"<category><![CDATA[Blog]]></category><category><![CDATA[Topic {n % 4}]]></category>"
@@ -92,8 +92,9 @@ def _item(feed: int, n: int, paragraphs: int, edited: bool) -> str:
 
 
 @lru_cache(maxsize=4096)
-def body(i: int, version: int, small: bool = False) -> bytes:
-    """Feed i's document; version 2 differs only for changing feeds."""
+def body(i: int, version: int, small: bool = False, pages: str = "") -> bytes:
+    """Feed i's document; version 2 differs only for changing feeds. `pages`: the items link
+    to article pages this server serves (full-text runs), at that base URL."""
     paragraphs = 60 if is_big(i, small) else (1 if small else 6)
     newest = 100
     edited_item = None
@@ -101,7 +102,9 @@ def body(i: int, version: int, small: bool = False) -> bytes:
         newest += 1 + i % 3
         edited_item = 97
     numbers = range(newest, newest - 10, -1)
-    items = "".join(_item(i, n, paragraphs, edited=(n == edited_item)) for n in numbers)
+    items = "".join(
+        _item(i, n, paragraphs, edited=(n == edited_item), pages=pages) for n in numbers
+    )
     return (
         '<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" '
         'xmlns:content="http://purl.org/rss/1.0/modules/content/" '
@@ -118,10 +121,12 @@ class CorpusServer:
         self.version = 1
         self.lock = threading.Lock()
         self.requests = 0
+        self.pages = 0
 
     def app(self) -> web.Application:
         app = web.Application()
         app.router.add_get("/c/{size}/{i}", self.feed)
+        app.router.add_get("/p/{i}/{post}/", self.page)
         app.router.add_post("/_reset", self.reset)
         app.router.add_post("/_flip", self.flip)
         return app
@@ -134,11 +139,18 @@ class CorpusServer:
         self.version = 2
         return web.Response(text="ok")
 
+    async def page(self, request: web.Request) -> web.Response:
+        """A post's page: its paragraphs inside a news site's furniture (~30 KB)."""
+        with self.lock:
+            self.pages += 1
+        return web.Response(body=article_page(request.match_info["post"]), content_type="text/html")
+
     async def feed(self, request: web.Request) -> web.Response:
-        i, small = int(request.match_info["i"]), request.match_info["size"] == "small"
+        size, i = request.match_info["size"], int(request.match_info["i"])
         with self.lock:
             self.requests += 1
-        data = body(i, self.version, small)
+        pages = f"http://{request.host}" if size == "pages" else ""
+        data = body(i, self.version, size == "small", pages)
         headers = {"Content-Type": "application/rss+xml; charset=UTF-8"}
         if mode(i) == "same":
             return web.Response(body=data, headers=headers)
@@ -146,3 +158,21 @@ class CorpusServer:
         if request.headers.get("If-None-Match") == etag:
             return web.Response(status=304, headers={"ETag": etag})
         return web.Response(body=data, headers={**headers, "ETag": etag})
+
+
+@lru_cache(maxsize=1024)
+def article_page(post: str) -> bytes:
+    """A news-site page around an article of eight paragraphs (deterministic per post)."""
+    rng = random.Random(post)
+    article = "".join(f"<p>{' '.join(_sentence(rng) for _ in range(5))}</p>" for _ in range(8))
+    menu = "".join(f'<li><a href="/s/{n}">Section {n}</a></li>' for n in range(40))
+    related = "".join(f'<li><a href="/r/{n}">{_sentence(rng)}</a></li>' for n in range(12))
+    comments = "".join(f'<div class="comment"><p>{_sentence(rng)}</p></div>' for _ in range(20))
+    return (
+        "<!doctype html><html><head><title>Post</title>"
+        '<meta property="og:image" content="/img/post.jpg"></head><body>'
+        '<div class="cookie-banner">We use cookies. <button>Accept</button></div>'
+        f"<header><nav><ul>{menu}</ul></nav></header><main><article><h1>Post</h1>{article}"
+        f'</article><section class="related"><h3>Related</h3><ul>{related}</ul></section>'
+        f'<section id="comments">{comments}</section></main><footer>© Blog</footer></body></html>'
+    ).encode()

@@ -18,8 +18,8 @@ from bench.measure import emit, peak_rss_mb, span
 CONCURRENCY = 10
 
 
-def feed_url(base: str, i: int, small: bool) -> str:
-    return f"{base}/c/{'small' if small else 'full'}/{i}"
+def feed_url(base: str, i: int, small: bool, pages: bool = False) -> str:
+    return f"{base}/c/{'pages' if pages else 'small' if small else 'full'}/{i}"
 
 
 async def run_feedwatch(
@@ -27,10 +27,12 @@ async def run_feedwatch(
 ) -> dict[str, object]:
     from sqlmodel import Session
 
+    from bot import metrics
     from bot.db import store
 
     filler = int(next((a.split("=")[1] for a in sys.argv if a.startswith("--filler=")), "0"))
-    urls = [feed_url(base, i, small) for i in range(n)]
+    full_text = "--full-text" in sys.argv  # every feed's new posts' pages are read
+    urls = [feed_url(base, i, small, full_text) for i in range(n)]
     poller, engine = _setup(workdir, urls, chats_per_feed=3, filler=filler)
     httpx.post(f"{base}/_reset")
     out: dict[str, object] = {}
@@ -38,10 +40,21 @@ async def run_feedwatch(
         _make_due(engine)
         with span() as baseline:
             await poller.poll_due()
+        if full_text:
+            with engine.begin() as conn:
+                conn.exec_driver_sql("UPDATE feed SET full_text = 1")
         httpx.post(f"{base}/_flip")
         _make_due(engine)
         with span() as change:
             report = await poller.poll_due()
+            await poller.settle()
+        if full_text:
+            pages = metrics.PAGES.labels("fetched")._value.get()
+            out["pages"] = {
+                "fetched": pages,
+                "failed": metrics.PAGES.labels("failed")._value.get(),
+                "seconds": metrics.PAGE_SECONDS._sum.get(),
+            }
         out["baseline"] = vars(baseline)
         out["change"] = vars(change)
         out["events"] = {"new": report.new, "edited": report.edited}

@@ -16,12 +16,16 @@ from urllib.parse import urljoin
 
 from trafilatura import bare_extraction
 from trafilatura.htmlprocessing import build_html_output
+from trafilatura.metadata import examine_meta
 from trafilatura.settings import Document
+from trafilatura.utils import load_html
 
 from bot.core.urls import url_problem
 
+NO_TEXT = "no article text found on the page"
 MIN_WORDS = 30  # less than this is a login wall, an error page or a gallery, not an article
 MAX_ARTICLE_CHARS = 200_000  # the stored HTML; summaries read far less
+_BODY = re.compile(r"<body>(.*)</body>", re.DOTALL)
 _HEADING = re.compile(r"^\s*<h1>(.*?)</h1>\s*", re.DOTALL)
 _TAGS = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
@@ -50,27 +54,26 @@ def failed(reason: str) -> Article:
 def extract_article(page: bytes, url: str, title: str = "") -> Article:
     """The article on `page` (fetched from `url`), or an Article saying why there is none."""
     try:
+        tree = load_html(page)
+        if tree is None:
+            return failed(NO_TEXT)
+        # The page's own metadata gives the image and the title; the rest of trafilatura's
+        # metadata (dates through htmldate, authors, licences) would cost twice the extraction.
+        meta = examine_meta(tree)
+        # Tables are kept and images and links left out by default; links and images are the
+        # message's own business (only checked, absolute links; the post's one image).
         found = bare_extraction(
-            page,
-            url=url,
-            favor_precision=True,
-            include_comments=False,
-            include_tables=True,
-            include_formatting=True,
-            include_images=False,
-            include_links=False,
-            with_metadata=True,
-            output_format="html",
+            tree, url=url, favor_precision=True, include_comments=False, include_formatting=True
         )
     except Exception as exc:  # a library fault on one hostile page is that page's problem
         return failed(f"extraction failed: {type(exc).__name__}")
     if not isinstance(found, Document) or found.body is None:
-        return failed("no article text found on the page")
+        return failed(NO_TEXT)
     body = _inner(build_html_output(found))
-    body = _without_title(body, title or (found.title or ""))
+    body = _without_title(body, title or (meta.title or ""))
     if _words(body) < MIN_WORDS:
         return failed("no article text found on the page (too few words: a login or an index?)")
-    image = urljoin(url, found.image) if found.image else None
+    image = urljoin(url, meta.image) if meta.image else None
     if image is not None and url_problem(image) is not None:
         image = None
     return Article(html=body[:MAX_ARTICLE_CHARS], image=image)
@@ -78,11 +81,8 @@ def extract_article(page: bytes, url: str, title: str = "") -> Article:
 
 def _inner(document: str) -> str:
     """The children of <body> (trafilatura wraps its HTML in html/body)."""
-    start = document.find("<body>")
-    end = document.rfind("</body>")
-    if start < 0 or end < 0:
-        return document.strip()
-    return document[start + len("<body>") : end].strip()
+    inside = _BODY.search(document)
+    return (inside.group(1) if inside else document).strip()
 
 
 def _without_title(body: str, title: str) -> str:

@@ -23,11 +23,11 @@ _APPEARED_FIRST = re.compile(r"\bappeared first on\b", re.IGNORECASE)
 def is_excerpt(item: ParsedItem) -> bool:
     """The feed gives only part of this post: cut with "…", "[…]" or "Read more", WordPress's
     "The post … appeared first on …", or only a short description."""
-    text = item.text.rstrip()
+    text = item.text.strip()
     if not text:
         return False
-    tail = text[-200:]
-    if CUT_MARKS.search(tail) or _APPEARED_FIRST.search(tail):
+    last = text.splitlines()[-1]  # the last paragraph: where sites put their cut marks
+    if CUT_MARKS.search(last) or _APPEARED_FIRST.search(last):
         return True
     return not item.full and len(_WORD.findall(text)) < SHORT_WORDS
 

@@ -280,6 +280,7 @@ async def poll_once(settings: Settings, *, dry_run: bool) -> int:
     async with make_fetcher(settings) as fetcher:
         poller = Poller(engine, fetcher, settings, owner=worker_identity())
         report = await poller.poll_due(dry_run=dry_run, all_feeds=True)
+        await poller.settle()  # full text: articles still coming are stored, not dropped
     if dry_run:
         for outcome in report.outcomes:
             print_messages(outcome, settings.max_new_per_poll)

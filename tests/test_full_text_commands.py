@@ -4,6 +4,7 @@ the article's summary; in Telegram, /feeds gives operators (only) a switch per s
 
 from __future__ import annotations
 
+import html
 from collections.abc import AsyncIterator
 
 import pytest
@@ -11,12 +12,13 @@ from sqlmodel import Session
 
 from bot.__main__ import main
 from bot.db import store
-from bot.db.engine import make_engine
+from bot.db.engine import make_engine, transaction
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures.article_pages import CRANES, OLD_FOR_TESTS, excerpt_feed, news_page
 from tests.harness import OPERATOR_ID, RunningBot, ask, bot_settings, running_bot
 from tests.test_bot_buttons import keyboard, press
+from tests.test_cli import run_cli
 
 HTML = {"content_type": "text/html; charset=utf-8"}
 
@@ -96,3 +98,29 @@ async def test_others_get_no_switch_and_a_forged_press_changes_nothing(
     with Session(bot.engine) as session:
         feed = store.get_feed(session, slug="port")
         assert feed is not None and not feed.full_text
+
+
+def test_poll_once_sends_the_article_summary_to_a_chat(
+    feeds: FeedServer, bot_api: FakeBotApi, env: dict[str, str]
+) -> None:
+    """The commands an operator types, in separate processes: `feed add`, `feed set SLUG
+    --full-text on`, then `poll --once` delivers the new post summarised from its page."""
+    base = feeds.url("").rstrip("/")
+    feeds.serve("/feed", excerpt_feed(base, list(OLD_FOR_TESTS)))
+    assert run_cli("feed", "add", base + "/feed", "--name", "port", env=env).returncode == 0
+    result = run_cli("feed", "set", "port", "--full-text", "on", env=env)
+    assert result.returncode == 0, result.stderr
+    engine = make_engine(env["DATABASE_URL"])
+    with transaction(engine) as session:
+        store.upsert_chat(session, chat_id=42, type_="private", title="Ada")
+        store.subscribe(session, chat_id=42, feed_id=1)
+    engine.dispose()
+    feeds.serve("/cranes/", news_page(CRANES, base), **HTML)
+    feeds.serve("/feed", excerpt_feed(base, [CRANES, *OLD_FOR_TESTS]))
+    telegram = {"TELEGRAM_BOT_TOKEN": bot_api.token, "TELEGRAM_API_BASE_URL": bot_api.base_url}
+    result = run_cli("poll", "--once", env={**env, **telegram})
+    assert result.returncode == 0 and "1 messages sent" in result.stdout, result.stderr
+    (text,) = bot_api.texts(42)
+    assert CRANES.lede in html.unescape(text)
+    assert CRANES.paragraphs[0][:50] in html.unescape(text)
+    assert len(feeds.hits("/cranes/")) == 1

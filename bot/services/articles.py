@@ -83,6 +83,12 @@ class PageReader:
             tasks[entry.key] = task
         return tasks
 
+    async def cancel(self) -> None:
+        reading = list(self._reading.values())
+        for task in reading:
+            task.cancel()
+        await asyncio.gather(*reading, return_exceptions=True)
+
     def _done(self, link: str, _task: asyncio.Task[Article]) -> None:
         self._reading.pop(link, None)
 
@@ -90,10 +96,12 @@ class PageReader:
         started = time.monotonic()
         try:
             body, url = await self._fetch(feed, link)
+            article = await parse_off_loop(extract_article, body, url, title)
         except FetchError as exc:
             article = failed(str(exc))
-        else:
-            article = await parse_off_loop(extract_article, body, url, title)
+        except Exception as exc:  # a bug on one page must not lose the post's message
+            log.exception("feed %s: page %s could not be read", feed.slug, redact_urls(link))
+            article = failed(f"internal error: {type(exc).__name__}")
         metrics.PAGE_SECONDS.observe(time.monotonic() - started)
         metrics.PAGES.labels("fetched" if article.ok else "failed").inc()
         if not article.ok:
@@ -166,9 +174,16 @@ class FullText:
             job.add_done_callback(self._later.discard)
 
     async def settle(self) -> None:
-        """Wait until pages still being read are stored (tests; a graceful stop)."""
+        """Wait until pages still being read are stored (`poll --once`, tests)."""
         while self._later:
             await asyncio.gather(*list(self._later), return_exceptions=True)
+
+    async def cancel(self) -> None:
+        """Stop reading pages (the bot is stopping); their posts keep the feed's excerpt."""
+        for job in list(self._later):
+            job.cancel()
+        await asyncio.gather(*list(self._later), return_exceptions=True)
+        await self.pages.cancel()
 
     def _known_keys(self, feed_id: int, keys: list[str]) -> set[str]:
         with Session(self.engine) as session:

@@ -54,6 +54,7 @@ async def stop_background(svc: Services) -> None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         svc.tasks.clear()
+    await svc.poller.full_text.cancel()  # pages still coming: their posts keep the excerpt
     await svc.poller.fetcher.aclose()
 
 

@@ -192,7 +192,11 @@ def test_the_title_is_found_on_the_page_when_not_given() -> None:
 
 
 def test_what_no_article_says() -> None:
-    assert extract_article(b"", "https://p.example/x").error == "no article text found on the page"
+    for page in (b"", b"<html><body></body></html>", b"<p></p>"):
+        assert (
+            extract_article(page, "https://p.example/x").error
+            == "no article text found on the page"
+        )
     assert len(failed("x" * 400).error or "") == 300
     wall = extract_article(sign_in_page(), "https://p.example/x", "T").error
     assert wall == "no article text found on the page (too few words: a login or an index?)"

@@ -10,7 +10,14 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -67,6 +74,14 @@ class Settings(BaseSettings):
     # Full-text feeds: how long a new post's message waits for its page before it goes out
     # with the feed's excerpt (the page is still stored when it comes).
     full_text_wait_seconds: float = Field(default=5.0, ge=0, le=60)
+    # The operator's language model (any OpenAI-compatible chat-completions server): off
+    # unless MODEL_API_URL is set; nothing is ever sent anywhere without it.
+    model_api_url: str | None = None
+    model_api_key: SecretStr | None = None
+    model_name: str = ""
+    model_prompt_file: Path | None = None  # its text replaces the summary instruction
+    model_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
+    model_max_calls_per_hour: int = Field(default=200, ge=0)
 
     @field_validator("log_level", "feed_adding", mode="before")
     @classmethod
@@ -95,6 +110,14 @@ class Settings(BaseSettings):
             raise ValueError("must be 16 to 256 letters, digits, '_' or '-'")
         return value
 
+    @model_validator(mode="after")
+    def _model_named(self) -> Settings:
+        if self.model_api_url and not self.model_name.strip():
+            raise ValueError("MODEL_NAME must name the model when MODEL_API_URL is set")
+        if self.model_api_url and not self.model_api_url.startswith(("http://", "https://")):
+            raise ValueError("MODEL_API_URL must be an http(s) URL")
+        return self
+
     @field_validator("database_url")
     @classmethod
     def _known_scheme(cls, value: str) -> str:
@@ -106,7 +129,7 @@ class Settings(BaseSettings):
         """Every configured secret, for the log filter: token, webhook secret, DB password."""
         found = [
             value.get_secret_value()
-            for value in (self.telegram_bot_token, self.webhook_secret)
+            for value in (self.telegram_bot_token, self.webhook_secret, self.model_api_key)
             if value is not None
         ]
         try:

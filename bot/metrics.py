@@ -22,6 +22,16 @@ PAGE_SECONDS = Histogram(
     "feedwatch_page_seconds", "Time to fetch and extract a post's page (full-text feeds)"
 )
 
+MODEL_CALLS = Counter(
+    "feedwatch_model_calls_total", "Calls to the operator's language model", ["outcome"]
+)
+MODEL_CACHE_HITS = Counter(
+    "feedwatch_model_cache_hits_total", "Model texts found stored instead of asked again"
+)
+MODEL_FALLBACKS = Counter(
+    "feedwatch_model_fallbacks_total", "Model texts wanted but not had: extractive instead"
+)
+
 
 def serve(port: int, address: str = "127.0.0.1") -> None:
     """Loopback unless METRICS_LISTEN says otherwise: metrics say which feeds and chats exist."""

@@ -138,11 +138,12 @@ def describe_keywords(flt: KeywordFilter, tr: Translator = ENGLISH) -> str:
     return ", ".join([*map(show, flt.include), *(f"-{show(w)}" for w in flt.exclude)])
 
 
-def wants(audience: Audience, change: Change) -> bool:
-    """Categories AND keywords AND (a new post, or edits are wanted)."""
+def wants(audience: Audience, change: Change, translated: str = "") -> bool:
+    """Categories AND keywords AND (a new post, or edits are wanted). `translated`: the post's
+    title and summary in the chat's language (a chat that translates), searched too."""
     if change.kind is ChangeKind.EDITED and not audience.edits:
         return False
     item = change.item
     return matches(audience.categories, item.categories) and keywords_match(
-        audience.keywords, f"{item.title}\n{item.text}"
+        audience.keywords, f"{item.title}\n{item.text}\n{translated}"
     )

@@ -60,6 +60,7 @@ def read_json_feed(body: bytes) -> RawFeed:
         title=clean_inline(_text(document.get("title")))[:MAX_TITLE_CHARS],
         link=safe_link(_text(document.get("home_page_url"))),
         entries=tuple(entries),
+        language=clean_inline(_text(document.get("language")))[:16] or None,
     )
 
 

@@ -55,6 +55,7 @@ class RawFeed:
     entries: tuple[RawEntry, ...]
     warning: str | None = None
     ttl_seconds: int | None = None  # RSS <ttl>: how long the publisher says to cache it
+    language: str | None = None  # as the feed declares it (RSS <language>, Atom xml:lang)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,3 +192,5 @@ class Audience:
     language: str | None = None  # the chat's; None is English
     timezone: str = "UTC"  # the chat's (/timezone): dates in messages are its dates
     message_format: str = "summary"  # /format: title, summary or full
+    summary_mode: str = "extract"  # /summary FEED model|extract (the operator's model)
+    translate: bool = False  # /translate on: the chat's posts in another language translated

@@ -81,6 +81,7 @@ def read_feed(body: bytes, headers: Mapping[str, str] | None = None) -> RawFeed:
         entries=tuple(raw),
         warning=warning,
         ttl_seconds=_ttl(feed_meta.get("ttl")),
+        language=clean_inline(str(feed_meta.get("language") or ""))[:16] or None,
     )
 
 

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.core.lang import ENGLISH, Translator
 from bot.core.model import Change, ChangeKind, FeedInfo, TextDiff
+from bot.core.modeltext import ModelText
 from bot.core.summary import MAX_COLUMNS, summarize, whole_post
 from bot.core.text import shorten
 
@@ -35,13 +36,15 @@ def render_change(
     *,
     zone: str = "UTC",
     form: str = "summary",
+    model: ModelText | None = None,
 ) -> str:
     """The message for one event in `tr`'s language, its date in the chat's time `zone`, in
     the subscription's `form` (title and source; the summary; the whole post up to the limit),
-    guaranteed to fit Telegram's limit."""
+    guaranteed to fit Telegram's limit. `model`: what the operator's language model wrote for
+    this chat (a summary, a translated title), plain text shown escaped."""
     scale = 1.0
     while True:
-        message = _render(change, feed, scale, tr, zone, form)
+        message = _render(change, feed, scale, tr, zone, form, model)
         if telegram_length(message) <= TELEGRAM_LIMIT or scale < 0.01:
             return message
         scale /= 2
@@ -68,7 +71,13 @@ def to_plain(message_html: str) -> str:
 
 
 def _render(
-    change: Change, feed: FeedInfo, scale: float, tr: Translator, zone: str, form: str
+    change: Change,
+    feed: FeedInfo,
+    scale: float,
+    tr: Translator,
+    zone: str,
+    form: str,
+    model: ModelText | None = None,
 ) -> str:
     item = change.item
 
@@ -80,6 +89,8 @@ def _render(
         title = f'<a href="{esc_attr(item.link)}">{title}</a>'
     prefix = tr.gettext("Updated: ") if change.kind is ChangeKind.EDITED else ""
     lines = [f"<b>{prefix}{title}</b>"]
+    if model is not None and model.title:  # translated: the original title stays the link
+        lines = [f"<b>{esc(shorten(model.title, budget(300)))}</b>", title]
     byline = [shorten(feed.title or feed.slug, budget(100))]
     if item.author:
         byline.append(shorten(item.author, budget(100)))
@@ -102,6 +113,8 @@ def _render(
         if not complete and item.link:
             read_on = esc(tr.gettext("Read on the site"))
             lines.append(f'\n<a href="{esc_attr(item.link)}">{read_on} →</a>')
+    elif model is not None and model.summary:
+        lines.append(esc(shorten(model.summary, budget(MAX_COLUMNS))))
     else:
         limit = budget(MAX_COLUMNS)
         summary = summarize(item.html, item.text, item.excerpt, full=item.full, limit=limit)

@@ -128,6 +128,19 @@ class Article(SQLModel, table=True):
     fetched_at: datetime = Field(default_factory=utcnow)
 
 
+class ModelText(SQLModel, table=True):
+    """What the operator's language model wrote, under the hash of everything that shaped it
+    (core/modeltext.cache_key): read by every chat and every process, kept across restarts."""
+
+    __tablename__ = "model_text"
+
+    key: str = Field(primary_key=True, max_length=64)
+    feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE", index=True)
+    title: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    summary: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class FeedCategory(SQLModel, table=True):
     """How many stored items of a feed carry each category, kept up to date as items are
     stored, edited and pruned, so /categories and /filter never scan a feed's items."""
@@ -148,6 +161,8 @@ class Chat(SQLModel, table=True):
     paused: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
     language: str | None = Field(default=None, max_length=8, description="None: not chosen yet")
+    # /translate on: posts in another language come translated (the operator's model).
+    translate: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     # A private chat managing a channel (/channel): its commands apply to that channel.
     managing: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
@@ -176,6 +191,8 @@ class Subscription(SQLModel, table=True):
     images: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
     # /format SLUG title|summary|full; None: the summary.
     message_format: str | None = Field(default=None, max_length=16)
+    # /summary FEED model: the operator's language model writes the summary (None: extract).
+    summary_mode: str | None = Field(default=None, max_length=16)
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     digest: str | None = Field(default=None, max_length=16, description="hourly or daily")
     digest_at: str | None = Field(default=None, max_length=5, description="HH:MM, daily only")

@@ -20,6 +20,7 @@ from bot.core.digest import (
 )
 from bot.core.filters import wants
 from bot.core.model import Audience, Change, ChangeKind, FeedInfo, ParsedItem
+from bot.core.modeltext import ModelText, Written
 from bot.core.render import render_change
 from bot.core.summary import summarize
 from bot.db.store import HeldItem, OutboxRow
@@ -35,29 +36,46 @@ def plan_changes(
     feed: FeedInfo,
     feed_id: int,
     max_new: int | None = None,
+    written: Mapping[str, Written] | None = None,
 ) -> list[OutboxRow]:
     """A poll's events for every chat that wants them (digest chats get them held).
 
     Flood guard: a chat that would get more than `max_new` new posts from this one poll gets
-    one message listing them instead (its edits still come one by one)."""
+    one message listing them instead (its edits still come one by one). `written`: what the
+    operator's language model wrote for new posts (by key), for the chats that asked."""
     readers = list(audience)
     changes = list(changes)
+    written = written or {}
     rows = []
     flooded: set[int] = set()
+
+    def modelled(reader: Audience, change: Change) -> ModelText | None:
+        texts = written.get(change.item.key)
+        return texts.for_reader(reader, change) if texts is not None else None
+
+    def searched(model: ModelText | None) -> str:
+        return f"{model.title or ''}\n{model.summary or ''}" if model is not None else ""
+
     if max_new is not None:
         for reader in readers:
-            fresh = [c for c in changes if c.kind is ChangeKind.NEW and wants(reader, c)]
+            fresh = [
+                c
+                for c in changes
+                if c.kind is ChangeKind.NEW and wants(reader, c, searched(modelled(reader, c)))
+            ]
             if len(fresh) > max_new and not reader.digest:
                 flooded.add(reader.chat_id)
                 rows += _flood_rows(reader, fresh, item_ids, feed, feed_id)
     for change in changes:
-        rendered: dict[tuple[str | None, str, str], str] = {}  # per language, zone and format
+        # Rendered once per language, zone, format and model text, not once per chat.
+        rendered: dict[tuple[str | None, str, str, ModelText | None], str] = {}
         for reader in readers:
-            if not wants(reader, change):
+            model = modelled(reader, change)
+            if not wants(reader, change, searched(model)):
                 continue
             if change.kind is ChangeKind.NEW and reader.chat_id in flooded:
                 continue
-            how = (reader.language, reader.timezone, reader.message_format)
+            how = (reader.language, reader.timezone, reader.message_format, model)
             text = rendered.get(how)
             if text is None:
                 text = rendered[how] = render_change(
@@ -66,6 +84,7 @@ def plan_changes(
                     translator(reader.language),
                     zone=reader.timezone,
                     form=reader.message_format,
+                    model=model,
                 )
             item_id = item_ids[change.item.key]
             rows.append(_row(reader, feed_id, item_id, change.kind, text, image=change.item.image))

@@ -30,6 +30,7 @@ from bot.core.entries import NotAFeed
 from bot.core.fulltext import excerpt_only, with_article
 from bot.core.identity import Rekey, identity_of, reconcile
 from bot.core.model import Change, ChangeKind, FeedInfo, RawFeed, StoredItem
+from bot.core.modeltext import Written
 from bot.core.parse import finish_feed, read_feed
 from bot.core.schedule import next_check
 from bot.core.urls import redact_urls
@@ -60,9 +61,11 @@ def apply_result(
     settings: Settings,
     raw: RawFeed | NotAFeed | None = None,
     articles: Mapping[str, Article] | None = None,
+    written: Mapping[str, Written] | None = None,
 ) -> PollOutcome:
     """One feed's poll result, stored in the caller's transaction. `articles`: the pages of
-    new posts read for a full-text feed (by key), for their messages and storage."""
+    new posts read for a full-text feed (by key), for their messages and storage; `written`:
+    what the operator's language model wrote for them."""
     interval = settings.poll_interval_seconds
     intent = decide(feed, result, now, interval)
     changes: tuple[Change, ...] = ()
@@ -84,7 +87,7 @@ def apply_result(
             if raw.title and (not feed.title or feed.title == feed.slug):
                 title = raw.title
             changes, items, inserted, excerpts = store_items(
-                session, feed, title or feed.title, raw, now, settings, articles or {}
+                session, feed, title or feed.title, raw, now, settings, articles or {}, written
             )
             churn = churn_step(feed.churn_polls or 0, inserted if feed.baseline_done else 0, items)
     step = alert_step(feed, intent, timedelta(seconds=settings.feed_alert_after_seconds))
@@ -149,6 +152,7 @@ def store_items(
     now: datetime,
     settings: Settings,
     articles: Mapping[str, Article],
+    written: Mapping[str, Written] | None = None,
 ) -> tuple[tuple[Change, ...], int, int, bool]:
     """Reconcile unseen keys, detect against the stored items, save them, queue the outbox
     rows, prune old and surplus items; one log line says what was absorbed instead of
@@ -187,7 +191,7 @@ def store_items(
         audience = store.feed_audience(session, feed_id=feed.id)
         info = FeedInfo(slug=feed.slug, title=title)
         rows = plan_changes(
-            changes, ids, audience, info, feed.id, max_new=settings.max_new_per_poll
+            changes, ids, audience, info, feed.id, settings.max_new_per_poll, written
         )
         if any(row.kind == FLOOD for row in rows):
             log.info(
@@ -198,6 +202,10 @@ def store_items(
                 settings.max_new_per_poll,
             )
         store.enqueue(session, rows=rows)
+    if written:
+        store.prune_model_texts(
+            session, feed_id=feed.id, before=now - timedelta(days=settings.prune_after_days)
+        )
     store.prune_items(
         session,
         feed_id=feed.id,

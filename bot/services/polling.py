@@ -31,12 +31,14 @@ from bot.core.decide import (
 )
 from bot.core.entries import NotAFeed
 from bot.core.model import ChangeKind, RawFeed
+from bot.core.modeltext import Written
 from bot.core.schedule import next_check
 from bot.db import store
 from bot.db.engine import transaction, writer
 from bot.db.reserve import disk_full, keep_reserve
 from bot.fetch import Fetcher, FetchError
 from bot.services.articles import FullText
+from bot.services.models import ModelWriter
 from bot.services.poll_result import PollOutcome, apply_result, parsed
 
 log = logging.getLogger(__name__)
@@ -93,6 +95,7 @@ class Poller:
         self.owner = owner
         self._full_said = False  # a full disk is said once per cycle, not once per feed
         self.full_text = FullText(engine, fetcher, settings, clock)
+        self.models = ModelWriter(engine, settings, clock)
 
     async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
         started = time.monotonic()
@@ -162,8 +165,9 @@ class Poller:
             try:
                 raw = await parsed(result) if intent.parse else None
                 articles, late = await self.full_text.pages_of_new_posts(feed, raw)
+                written = await self.models.for_new_posts(feed, raw, articles)
                 outcome = await asyncio.to_thread(
-                    self._apply, feed.id, result, dry_run, raw, articles
+                    self._apply, feed.id, result, dry_run, raw, articles, written
                 )
                 if not dry_run:
                     self.full_text.store_later(feed, raw, outcome, late)
@@ -200,13 +204,14 @@ class Poller:
         dry_run: bool,
         raw: RawFeed | NotAFeed | None = None,
         articles: dict[str, Article] | None = None,
+        written: dict[str, Written] | None = None,
     ) -> PollOutcome:
         """Decide again on the feed's current row, then store it all in one transaction."""
         with Session(writer(self.engine), expire_on_commit=False) as session:
             found = store.feed_snapshots(session, feed_id=feed_id)
             if not found:
                 return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
-            outcome = self.apply(session, found[0], result, raw, articles)
+            outcome = self.apply(session, found[0], result, raw, articles, written)
             if dry_run:
                 session.rollback()
             else:
@@ -220,11 +225,14 @@ class Poller:
         result: FetchResult | str,
         raw: RawFeed | NotAFeed | None = None,
         articles: dict[str, Article] | None = None,
+        written: dict[str, Written] | None = None,
     ) -> PollOutcome:
         """decide → (parse → detect → store items and outbox) → write the feed's intent.
         `raw`: the body already parsed (in the parsing pool), or why it is not a feed;
-        `articles`: new posts' pages read for a full-text feed."""
-        return apply_result(session, feed, result, self.clock(), self.settings, raw, articles)
+        `articles`: new posts' pages read for a full-text feed; `written`: what the
+        operator's language model wrote for new posts."""
+        now = self.clock()
+        return apply_result(session, feed, result, now, self.settings, raw, articles, written)
 
 
 def record_quiet(

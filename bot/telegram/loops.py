@@ -55,6 +55,7 @@ async def stop_background(svc: Services) -> None:
                 await task
         svc.tasks.clear()
     await svc.poller.full_text.cancel()  # pages still coming: their posts keep the excerpt
+    await svc.poller.models.aclose()
     await svc.poller.fetcher.aclose()
 
 

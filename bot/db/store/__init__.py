@@ -5,6 +5,7 @@ command), returning value objects, never ORM rows.
 - `feeds`: the catalog of feeds and each feed's poll state
 - `items`: what feeds published; per-feed category counts
 - `articles`: what full-text feeds' post pages gave
+- `modeltexts`: what the operator's language model wrote, and who asks for it
 - `chats`: chats and their own settings
 - `subscriptions`: who follows what, with which filters; the fan-out's audience
 - `outbox`: queued messages, from enqueue to sent
@@ -73,6 +74,14 @@ from bot.db.store.leases import (
     release_leases,
     renew_chat,
 )
+from bot.db.store.modeltexts import (
+    chat_translates,
+    model_texts,
+    prune_model_texts,
+    save_model_texts,
+    set_summary_mode,
+    set_translate,
+)
 from bot.db.store.outbox import (
     HeldItem,
     OutboxRow,
@@ -129,6 +138,7 @@ __all__ = [
     "chat_language",
     "chat_subscriptions",
     "chat_timezone",
+    "chat_translates",
     "claim_chats",
     "claim_feeds",
     "count_feeds",
@@ -159,6 +169,7 @@ __all__ = [
     "mark_retry",
     "mark_sent",
     "migrate_chat",
+    "model_texts",
     "move_feed",
     "newest_stored",
     "next_due_delivery",
@@ -166,6 +177,7 @@ __all__ = [
     "pending_by_chat",
     "pending_count",
     "prune_items",
+    "prune_model_texts",
     "rekey_items",
     "release_chats",
     "release_leases",
@@ -175,6 +187,7 @@ __all__ = [
     "reserve",
     "save_articles",
     "save_items",
+    "save_model_texts",
     "set_chat_active",
     "set_digest",
     "set_edits",
@@ -188,7 +201,9 @@ __all__ = [
     "set_preview_mode",
     "set_silent",
     "set_state",
+    "set_summary_mode",
     "set_timezone",
+    "set_translate",
     "stored_items",
     "subscribe",
     "toggle_edits",

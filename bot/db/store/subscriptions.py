@@ -156,7 +156,7 @@ _SUB = table(Subscription)
 _CHAT = table(Chat)
 # Each changed feed's poll asks for its audience: a statement built once (see statements.py).
 _AUDIENCE = (
-    sa_select(_SUB, _CHAT.c.language, _CHAT.c.timezone)
+    sa_select(_SUB, _CHAT.c.language, _CHAT.c.timezone, _CHAT.c.translate)
     .join(_CHAT, _CHAT.c.id == _SUB.c.chat_id)
     .where(
         _SUB.c.feed_id == bindparam("b_feed"),
@@ -170,7 +170,10 @@ _AUDIENCE = (
 def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
     """Active, unpaused chats subscribed to a feed, with their filters and settings."""
     rows = run(session, _AUDIENCE, {"b_feed": feed_id}).mappings()
-    return [audience_of(row, row["language"], row["timezone"]) for row in rows]
+    return [
+        audience_of(row, row["language"], row["timezone"], translate=row["translate"])
+        for row in rows
+    ]
 
 
 def audience(sub: Subscription, language: str | None = None) -> Audience:
@@ -178,7 +181,11 @@ def audience(sub: Subscription, language: str | None = None) -> Audience:
 
 
 def audience_of(
-    sub: Mapping[Any, Any], language: str | None, timezone: str | None = None
+    sub: Mapping[Any, Any],
+    language: str | None,
+    timezone: str | None = None,
+    *,
+    translate: bool = False,
 ) -> Audience:
     """A subscription's columns (an ORM row's or a Core row's) as the fan-out's audience."""
     return Audience(
@@ -199,6 +206,8 @@ def audience_of(
         language=language,
         timezone=timezone or "UTC",
         message_format=sub.get("message_format") or "summary",
+        summary_mode=sub.get("summary_mode") or "extract",
+        translate=bool(translate),
     )
 
 

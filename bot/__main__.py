@@ -17,17 +17,11 @@ from telegram.error import TelegramError
 from bot import __version__
 from bot.clock import utcnow
 from bot.config import Settings, SettingsError, load_settings
-from bot.core.digest import render_new_list
-from bot.core.entries import NotAFeed
-from bot.core.model import Change, ChangeKind, FeedInfo
 from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
-from bot.core.parse import parse_feed
-from bot.core.render import render_change, to_plain
 from bot.core.schedule import format_duration, parse_duration
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.reserve import freeing_write
-from bot.fetch import FetchError
 from bot.logs import RedactFilter, setup_logging
 from bot.runlock import acquire_poller_lock
 from bot.runtime import make_fetcher, open_database, worker_identity
@@ -88,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     preview = sub.add_parser("preview", help="print the newest items' messages (no database)")
     preview.add_argument("source", metavar="URL_OR_FILE")
     preview.add_argument("--limit", type=int, default=3, help="how many items (default 3)")
+    preview.add_argument(
+        "--model", action="store_true", help="also print what the language model would write"
+    )
+    preview.add_argument(
+        "--language", default="en", help="the model's language for --model (en, es, zh…)"
+    )
 
     sub.add_parser("migrate", help="upgrade the database schema to the latest version")
     sub.add_parser("health", help="exit 0 when the database answers and polling is recent")
@@ -128,7 +128,14 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print("database is at the latest schema version")
         return 0
     if command == "preview":
-        return asyncio.run(preview(settings, args.source, args.limit))
+        from bot.cli_preview import PreviewError, preview
+
+        try:
+            return asyncio.run(
+                preview(settings, args.source, args.limit, args.model, args.language)
+            )
+        except PreviewError as exc:
+            raise CliError(str(exc)) from None
     if command == "health":
         from bot.health import check_health
 
@@ -282,6 +289,8 @@ async def poll_once(settings: Settings, *, dry_run: bool) -> int:
         report = await poller.poll_due(dry_run=dry_run, all_feeds=True)
         await poller.settle()  # full text: articles still coming are stored, not dropped
     if dry_run:
+        from bot.cli_preview import print_messages
+
         for outcome in report.outcomes:
             print_messages(outcome, settings.max_new_per_poll)
             if outcome.error:
@@ -299,79 +308,6 @@ async def poll_once(settings: Settings, *, dry_run: bool) -> int:
         if lock is not None:
             lock.release()
     print(f"{report.summary()}; {sent} messages sent")
-    return 0
-
-
-def _read_local(path: Path, limit: int) -> bytes | None:
-    if not path.is_file():
-        return None
-    with path.open("rb") as handle:
-        return handle.read(limit)
-
-
-def print_messages(outcome: PollOutcome, max_new: int) -> None:
-    """Each event of a dry run: a `[new]`/`[edited]` line, then the message a chat without
-    filters would get, as plain text and indented (a flood of new posts is one `[list]`)."""
-    info = FeedInfo(slug=outcome.slug, title=outcome.feed_title or outcome.slug)
-    fresh = [c for c in outcome.changes if c.kind is ChangeKind.NEW]
-    flood = len(fresh) > max_new
-    if flood:
-        print(
-            f"[list] {outcome.slug}: {len(fresh)} new posts in one message "
-            f"(more than MAX_NEW_PER_POLL={max_new})"
-        )
-        for text in render_new_list(info.title, [c.item for c in fresh]):
-            print(_indented(to_plain(text)))
-    for change in outcome.changes:
-        if not (flood and change.kind is ChangeKind.NEW):
-            print(format_event(outcome.slug, change))
-            print(_indented(to_plain(render_change(change, info))))
-
-
-def _indented(text: str) -> str:
-    return "\n".join(f"    {line}" if line else "" for line in text.splitlines()) + "\n"
-
-
-def format_event(slug: str, change: Change) -> str:
-    item = change.item
-    line = f"[{change.kind.value}] {slug}: {item.title}"
-    if item.link:
-        line += f" <{item.link}>"
-    return line
-
-
-async def preview(settings: Settings, source: str, limit: int) -> int:
-    headers: dict[str, str] = {}
-    local = await asyncio.to_thread(_read_local, Path(source), settings.max_feed_bytes)
-    if local is not None:
-        body = local
-    else:
-        async with make_fetcher(settings) as fetcher:
-            try:
-                result = await fetcher.fetch(source, trusted=True)
-            except FetchError as exc:
-                raise CliError(f"cannot fetch {source}: {exc}") from None
-        if result.status != 200:
-            raise CliError(f"cannot fetch {source}: HTTP {result.status}")
-        body, headers = result.body, result.headers
-    try:
-        parsed = await asyncio.to_thread(parse_feed, body, headers)
-    except NotAFeed as exc:
-        raise CliError(f"{source} is {exc}") from None
-    info = FeedInfo(slug="preview", title=parsed.title)
-    newest = sorted(
-        parsed.items,
-        key=lambda i: (
-            i.published is not None,
-            i.published.timestamp() if i.published else 0.0,
-            -i.position,
-        ),
-        reverse=True,
-    )[: max(limit, 0)]
-    print(f"{parsed.title or source}: {len(parsed.items)} items\n")
-    for item in newest:
-        print(to_plain(render_change(Change(ChangeKind.NEW, item), info)))
-        print("\n" + "-" * 40 + "\n")
     return 0
 
 

@@ -76,6 +76,40 @@ class Breaker:
         self.failures = 0
 
 
+class HourlyQuota:
+    """MODEL_MAX_CALLS_PER_HOUR for this process: past it, extractive until the hour has room."""
+
+    def __init__(self, per_hour: int, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.per_hour, self.monotonic = per_hour, monotonic
+        self._calls: deque[float] = deque()
+        self._said = -3600.0
+
+    def take(self) -> bool:
+        now = self.monotonic()
+        while self._calls and self._calls[0] <= now - 3600:
+            self._calls.popleft()
+        if len(self._calls) < self.per_hour:
+            self._calls.append(now)
+            return True
+        if now - self._said >= 3600:
+            self._said = now
+            log.warning(
+                "MODEL_MAX_CALLS_PER_HOUR=%d reached: extractive summaries until the hour has room",
+                self.per_hour,
+            )
+        return False
+
+
+def _say_open(reason: str) -> None:
+    log.error(
+        "the model endpoint failed %d times in a row (%s): no calls for %.0f s, messages use "
+        "the extractive summary",
+        BREAKER_FAILURES,
+        reason,
+        BREAKER_SECONDS,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _Job:
     key: str  # the cache key
@@ -100,8 +134,7 @@ class ModelWriter:
         self.custom = _prompt_text(settings)
         self.breaker = Breaker(monotonic)
         self.monotonic = monotonic
-        self._calls: deque[float] = deque()  # this process's calls in the last hour
-        self._capped_said = 0.0
+        self.quota = HourlyQuota(settings.model_max_calls_per_hour, monotonic)
         self._gate = asyncio.Semaphore(CONCURRENT_CALLS)
 
     @property
@@ -177,22 +210,21 @@ class ModelWriter:
             )
             metrics.MODEL_CALLS.labels("timeout").inc(len(pending))
             if self.breaker.failed():
-                self._say_open("the model did not answer in time")
+                _say_open("the model did not answer in time")
         await asyncio.gather(*pending, return_exceptions=True)
         return answers
 
     async def _ask(self, feed: FeedState, job: _Job) -> ModelText | None:
         assert self.api is not None
-        if not self.breaker.allows() or not self._may_call():
+        if not self.breaker.allows() or not self.quota.take():
             return None
-        self._calls.append(self.monotonic())
         try:
             reply = await self.api.complete(job.messages)
         except ModelError as exc:
             metrics.MODEL_CALLS.labels("failed").inc()
             log.warning("feed %s: %s; the message uses the extractive summary", feed.slug, exc)
             if self.breaker.failed():
-                self._say_open(str(exc))
+                _say_open(str(exc))
             return None
         text = read_reply(reply, job.link)
         if text is None:
@@ -202,29 +234,6 @@ class ModelWriter:
         self.breaker.worked()
         metrics.MODEL_CALLS.labels("ok").inc()
         return text
-
-    def _may_call(self) -> bool:
-        now = self.monotonic()
-        while self._calls and self._calls[0] <= now - 3600:
-            self._calls.popleft()
-        if len(self._calls) < self.settings.model_max_calls_per_hour:
-            return True
-        if now - self._capped_said > 3600:
-            self._capped_said = now
-            log.warning(
-                "MODEL_MAX_CALLS_PER_HOUR=%d reached: extractive summaries until the hour has room",
-                self.settings.model_max_calls_per_hour,
-            )
-        return False
-
-    def _say_open(self, reason: str) -> None:
-        log.error(
-            "the model endpoint failed %d times in a row (%s): no calls for %.0f s, messages use "
-            "the extractive summary",
-            BREAKER_FAILURES,
-            reason,
-            BREAKER_SECONDS,
-        )
 
     def _audience(self, feed_id: int, keys: list[str]) -> tuple[list[Audience], set[str]]:
         with Session(self.engine) as session:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from sqlmodel import Session
@@ -41,6 +41,15 @@ from bot.services.outbox import FLOOD, plan_alert, plan_changes
 log = logging.getLogger("bot.services.polling")
 
 
+@dataclass(frozen=True, slots=True)
+class Extras:
+    """What new posts' messages get besides the feed, by post key: the articles read from
+    their pages (full text) and what the operator's language model wrote."""
+
+    articles: Mapping[str, Article] = field(default_factory=dict)
+    written: Mapping[str, Written] = field(default_factory=dict)
+
+
 @dataclass
 class PollOutcome:
     """What happened to one feed in one poll."""
@@ -60,12 +69,11 @@ def apply_result(
     now: datetime,
     settings: Settings,
     raw: RawFeed | NotAFeed | None = None,
-    articles: Mapping[str, Article] | None = None,
-    written: Mapping[str, Written] | None = None,
+    extras: Extras | None = None,
 ) -> PollOutcome:
-    """One feed's poll result, stored in the caller's transaction. `articles`: the pages of
-    new posts read for a full-text feed (by key), for their messages and storage; `written`:
-    what the operator's language model wrote for them."""
+    """One feed's poll result, stored in the caller's transaction; `extras`: what new posts'
+    messages get besides the feed (their pages, the model's texts)."""
+    extras = extras or Extras()
     interval = settings.poll_interval_seconds
     intent = decide(feed, result, now, interval)
     changes: tuple[Change, ...] = ()
@@ -87,7 +95,7 @@ def apply_result(
             if raw.title and (not feed.title or feed.title == feed.slug):
                 title = raw.title
             changes, items, inserted, excerpts = store_items(
-                session, feed, title or feed.title, raw, now, settings, articles or {}, written
+                session, feed, title or feed.title, raw, now, settings, extras
             )
             churn = churn_step(feed.churn_polls or 0, inserted if feed.baseline_done else 0, items)
     step = alert_step(feed, intent, timedelta(seconds=settings.feed_alert_after_seconds))
@@ -151,14 +159,14 @@ def store_items(
     raw: RawFeed,
     now: datetime,
     settings: Settings,
-    articles: Mapping[str, Article],
-    written: Mapping[str, Written] | None = None,
+    extras: Extras,
 ) -> tuple[tuple[Change, ...], int, int, bool]:
     """Reconcile unseen keys, detect against the stored items, save them, queue the outbox
     rows, prune old and surplus items; one log line says what was absorbed instead of
     announced. Returns the changes, the document's items, how many were inserted and whether
-    every item is an excerpt. Detection reads the feed alone; `articles` (full text) only
-    change what new posts' messages show."""
+    every item is an excerpt. Detection reads the feed alone; `extras` (articles, model
+    texts) only change what new posts' messages show."""
+    articles, written = extras.articles, extras.written
     stored = store.stored_items(session, feed_id=feed.id, keys=[e.key for e in raw.entries])
     rekeys = _rekey(session, feed, raw, stored) if feed.baseline_done else []
     has_stored, newest = bool(stored), None

@@ -21,7 +21,6 @@ from sqlmodel import Session
 from bot import metrics
 from bot.clock import Clock, utcnow
 from bot.config import Settings
-from bot.core.article import Article
 from bot.core.decide import (
     FeedIntent,
     FeedState,
@@ -31,7 +30,6 @@ from bot.core.decide import (
 )
 from bot.core.entries import NotAFeed
 from bot.core.model import ChangeKind, RawFeed
-from bot.core.modeltext import Written
 from bot.core.schedule import next_check
 from bot.db import store
 from bot.db.engine import transaction, writer
@@ -39,7 +37,7 @@ from bot.db.reserve import disk_full, keep_reserve
 from bot.fetch import Fetcher, FetchError
 from bot.services.articles import FullText
 from bot.services.models import ModelWriter
-from bot.services.poll_result import PollOutcome, apply_result, parsed
+from bot.services.poll_result import Extras, PollOutcome, apply_result, parsed
 
 log = logging.getLogger(__name__)
 LAST_CYCLE_KEY = "last_poll_cycle_finished"
@@ -88,10 +86,7 @@ class Poller:
         clock: Clock = utcnow,
         owner: str = "feedwatch",
     ) -> None:
-        self.engine = engine
-        self.fetcher = fetcher
-        self.settings = settings
-        self.clock = clock
+        self.engine, self.fetcher, self.settings, self.clock = engine, fetcher, settings, clock
         self.owner = owner
         self._full_said = False  # a full disk is said once per cycle, not once per feed
         self.full_text = FullText(engine, fetcher, settings, clock)
@@ -166,8 +161,9 @@ class Poller:
                 raw = await parsed(result) if intent.parse else None
                 articles, late = await self.full_text.pages_of_new_posts(feed, raw)
                 written = await self.models.for_new_posts(feed, raw, articles)
+                extras = Extras(articles, written)
                 outcome = await asyncio.to_thread(
-                    self._apply, feed.id, result, dry_run, raw, articles, written
+                    self._apply, feed.id, result, dry_run, raw, extras
                 )
                 if not dry_run:
                     self.full_text.store_later(feed, raw, outcome, late)
@@ -203,15 +199,14 @@ class Poller:
         result: FetchResult | str,
         dry_run: bool,
         raw: RawFeed | NotAFeed | None = None,
-        articles: dict[str, Article] | None = None,
-        written: dict[str, Written] | None = None,
+        extras: Extras | None = None,
     ) -> PollOutcome:
         """Decide again on the feed's current row, then store it all in one transaction."""
         with Session(writer(self.engine), expire_on_commit=False) as session:
             found = store.feed_snapshots(session, feed_id=feed_id)
             if not found:
                 return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
-            outcome = self.apply(session, found[0], result, raw, articles, written)
+            outcome = self.apply(session, found[0], result, raw, extras)
             if dry_run:
                 session.rollback()
             else:
@@ -224,15 +219,12 @@ class Poller:
         feed: FeedState,
         result: FetchResult | str,
         raw: RawFeed | NotAFeed | None = None,
-        articles: dict[str, Article] | None = None,
-        written: dict[str, Written] | None = None,
+        extras: Extras | None = None,
     ) -> PollOutcome:
         """decide → (parse → detect → store items and outbox) → write the feed's intent.
         `raw`: the body already parsed (in the parsing pool), or why it is not a feed;
-        `articles`: new posts' pages read for a full-text feed; `written`: what the
-        operator's language model wrote for new posts."""
-        now = self.clock()
-        return apply_result(session, feed, result, now, self.settings, raw, articles, written)
+        `extras`: pages and model texts for new posts' messages."""
+        return apply_result(session, feed, result, self.clock(), self.settings, raw, extras)
 
 
 def record_quiet(

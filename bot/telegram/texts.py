@@ -21,6 +21,8 @@ COMMANDS: list[tuple[str, str]] = [
     ("edits", N_("notify about edits or not")),
     ("preview", N_("the post's image, its link preview, or none")),
     ("format", N_("title only, a summary, or the whole post")),
+    ("summary", N_("summaries written by the bot's language model")),
+    ("translate", N_("posts in other languages translated")),
     ("silent", N_("a feed's messages without sound")),
     ("pause", N_("pause every notification here")),
     ("resume", N_("resume notifications")),
@@ -59,6 +61,16 @@ USAGE = {
         "/format <i>feed name</i> title|summary|full — the title and source only, a summary "
         "(the default), or the whole post; e.g. <code>/format {feed} full</code>"
     ),
+    "summary": N_(
+        "/summary <i>feed name</i> model|extract — a summary written by the bot's language "
+        "model in this chat's language, or the post's own sentences (the default); e.g. "
+        "<code>/summary {feed} model</code>"
+    ),
+    "translate": N_(
+        "/translate on|off — posts in another language than this chat's come with their title "
+        "and summary translated (the original title stays the link); keywords match the "
+        "translation too"
+    ),
     "silent": N_(
         "/silent <i>feed name</i> on|off — e.g. <code>/silent {feed} on</code>: its messages "
         "arrive without a notification sound"
@@ -94,6 +106,20 @@ START_EMPTY_CLOSED = N_("No feeds are watched yet: the bot's operators add them.
 START_HELP = N_("/help for every command.")
 ADMINS_ONLY = N_("Only this group's administrators can change its subscriptions and filters.")
 OPERATORS_ONLY = N_("Only the bot's operators can add or remove feeds.")
+NO_MODEL = N_(
+    "This bot has no language model set up, so summaries are the post's own sentences. "
+    "Its operator can set one (MODEL_API_URL)."
+)
+SUMMARY_MODEL = N_(
+    "Messages from <b>{title}</b> now have a summary written by the language model, in this "
+    "chat's language (the post's own sentences whenever the model cannot answer)."
+)
+SUMMARY_EXTRACT = N_("Messages from <b>{title}</b> now summarise with the post's own sentences.")
+TRANSLATE_ON = N_(
+    "Translation on: posts in another language arrive with their title and summary in this "
+    "chat's language."
+)
+TRANSLATE_OFF = N_("Translation off: posts arrive in their own language.")
 FULL_TEXT_OPERATORS = N_("Only the bot's operators can change a feed's full text.")
 # Under an operator's /feeds, above the full-text switches.
 FULL_TEXT_ABOUT = N_(

@@ -188,7 +188,11 @@ def page_of(subs: list[tuple[Audience, FeedView]], feed_id: int) -> int:
 
 
 def list_view(
-    subs: list[tuple[Audience, FeedView]], paused: bool, tr: Translator, page: int = 0
+    subs: list[tuple[Audience, FeedView]],
+    paused: bool,
+    tr: Translator,
+    page: int = 0,
+    translate: bool = False,
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     """One page of the /list text and its keyboard: unsubscribe, edits and previews per feed,
     then ‹ › to the other pages when there are more than `LIST_PAGE` subscriptions."""
@@ -231,6 +235,8 @@ def list_view(
         )
     if turns:
         rows.append(turns)
+    if translate:
+        lines.append("\n" + _("Posts in other languages are translated (/translate off)."))
     if paused:
         lines.append("\n" + _("Notifications are paused: /resume to restart them."))
     return "\n".join(lines), InlineKeyboardMarkup(rows)
@@ -252,6 +258,8 @@ def _list_line(reader: Audience, feed: FeedView, tr: Translator) -> str:
         extras.append(_("titles only"))
     elif reader.message_format == "full":
         extras.append(_("whole posts"))
+    if reader.summary_mode == "model":
+        extras.append(_("model summaries"))
     if reader.silent:
         extras.append(_("silent"))
     if reader.thread_id is not None:

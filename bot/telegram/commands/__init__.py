@@ -8,6 +8,7 @@ table below; `app.py` wires whatever is listed here.
 - `channels`: /channel (a channel managed from a private chat) and Telegram's chat picker
 - `settings`: /filter, /keywords, /edits, /preview, /format, /silent, /pause, /resume, /timezone
   (+ switches)
+- `models`: /summary, /translate (the operator's language model)
 - `digests`: /digest
 - `language`: /language (+ its buttons)
 - `operators`: /addfeed, /removefeed, OPML files (operators only)
@@ -26,6 +27,7 @@ from bot.telegram.commands import (
     channels,
     digests,
     language,
+    models,
     operators,
     settings,
     start,
@@ -50,6 +52,8 @@ CHAT_COMMANDS: dict[str, Handler] = {
     "edits": settings.cmd_edits,
     "preview": settings.cmd_preview,
     "format": settings.cmd_format,
+    "summary": models.cmd_summary,
+    "translate": models.cmd_translate,
     "silent": settings.cmd_silent,
     "pause": settings.cmd_pause,
     "resume": settings.cmd_resume,

@@ -86,9 +86,10 @@ async def current_list(
     chat_id = context.chat_id
     subs = await context.svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
     paused = await context.svc.read(lambda s: store.is_paused(s, chat_id=chat_id))
+    translate = await context.svc.read(lambda s: store.chat_translates(s, chat_id=chat_id))
     if feed_id is not None:
         page = page_of(subs, feed_id)
-    return list_view(subs, paused, await context.tr(), page)
+    return list_view(subs, paused, await context.tr(), page, translate)
 
 
 async def cmd_list(update: Update, context: Context) -> None:

@@ -1,0 +1,58 @@
+"""/summary and /translate: what the operator's language model does for this chat.
+
+Both answer plainly when the bot has no model (MODEL_API_URL unset): nothing is sent anywhere
+then, and messages keep the extractive summary.
+"""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.db import store
+from bot.telegram import texts
+from bot.telegram.commands.common import not_subscribed, setting_command
+from bot.telegram.context import Context, esc
+
+SUMMARY_MODES = {
+    "model": texts.SUMMARY_MODEL,
+    "extract": texts.SUMMARY_EXTRACT,
+}
+
+
+async def cmd_summary(update: Update, context: Context) -> None:
+    """/summary SLUG model|extract"""
+    if not await _model_configured(context):
+        return
+    cmd = await setting_command(context, "summary", lambda r: r.strip().lower() in SUMMARY_MODES)
+    if cmd is None:
+        return
+    tr, feed, mode, chat_id = cmd.tr, cmd.feed, cmd.rest.strip().lower(), context.chat_id
+    stored = None if mode == "extract" else mode
+    if await context.svc.write(
+        lambda s: store.set_summary_mode(s, chat_id=chat_id, feed_id=feed.id, mode=stored)
+    ):
+        await context.reply(tr.gettext(SUMMARY_MODES[mode]).format(title=esc(feed.title)))
+    else:
+        await context.reply(not_subscribed(feed, tr))
+
+
+async def cmd_translate(update: Update, context: Context) -> None:
+    """/translate on|off: posts in another language than the chat's come translated."""
+    tr = await context.tr()
+    if not await _model_configured(context) or not await context.may_change():
+        return
+    word = context.args_text.strip().lower()
+    if word not in ("on", "off"):
+        await context.reply(await context.usage("translate"))
+        return
+    await context.remember_chat()
+    chat_id, on = context.chat_id, word == "on"
+    await context.svc.write(lambda s: store.set_translate(s, chat_id=chat_id, on=on))
+    await context.reply(tr.gettext(texts.TRANSLATE_ON if on else texts.TRANSLATE_OFF))
+
+
+async def _model_configured(context: Context) -> bool:
+    if context.svc.settings.model_api_url:
+        return True
+    await context.reply((await context.tr()).gettext(texts.NO_MODEL))
+    return False

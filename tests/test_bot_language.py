@@ -145,6 +145,7 @@ async def test_every_reply_is_translated(bot: RunningBot, bot_api: FakeBotApi) -
         "/edits lumen maybe",
         "/edits lumen off",
         "/edits lumen on",
+        "/edits lumen substantive",
         "/preview lumen on",
         "/preview lumen off",
         "/pause",

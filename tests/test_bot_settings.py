@@ -44,7 +44,9 @@ async def test_edits_off_means_new_posts_only(
     assert (
         await ask(bot_api, "/edits lumen off") == "Edit notifications for <b>Lumen Blog</b>: off."
     )
-    assert "Usage: /edits <i>feed name</i> on|off" in await ask(bot_api, "/edits lumen maybe")
+    assert "Usage: /edits <i>feed name</i> all|substantive|off" in await ask(
+        bot_api, "/edits lumen maybe"
+    )
     feeds.serve("/feed/", blog.rss(blog.edited_posts()))
     await cycle(bot, bot_api)
     assert all(not t.startswith("Updated") for t in titles(bot_api, CHAT))

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from bot.core.model import ParsedItem, StoredItem, TextDiff
 from bot.core.text import FINGERPRINT_VERSION, same_words, sentences, typography
+from bot.core.weight import Weight, weigh
 
 # The share of a poll's known items that must change the same way for it to be the site's doing.
 SHARE = 1 / 3
@@ -292,6 +293,7 @@ def _verdict(look: _Look, templates: set[str], counters: set[str], switched: set
         new_title=item.title if title_changed else None,
         added=tuple(_shown(s, item) for s in _in_order(added, look, new=True)),
         removed=tuple(_shown(s, previous) for s in _in_order(removed, look, new=False)),
+        minor=weigh(previous.title, item.title, old_text, item.text) is Weight.MINOR,
     )
     return Verdict(item.key, diff, places=places)
 

@@ -143,6 +143,8 @@ def wants(audience: Audience, change: Change, translated: str = "") -> bool:
     title and summary in the chat's language (a chat that translates), searched too."""
     if change.kind is ChangeKind.EDITED and not audience.edits:
         return False
+    if change.diff is not None and change.diff.minor and not audience.minor_edits:
+        return False  # /edits FEED substantive
     item = change.item
     return matches(audience.categories, item.categories) and keywords_match(
         audience.keywords, f"{item.title}\n{item.text}\n{translated}"

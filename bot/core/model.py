@@ -110,6 +110,7 @@ class TextDiff:
     new_title: str | None = None
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    minor: bool = False  # a typo, a word, punctuation (core/weight.py); never a changed number
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,3 +195,4 @@ class Audience:
     message_format: str = "summary"  # /format: title, summary or full
     summary_mode: str = "extract"  # /summary FEED model|extract (the operator's model)
     translate: bool = False  # /translate on: the chat's posts in another language translated
+    minor_edits: bool = True  # /edits FEED substantive: False (minor edits are not sent)

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bot.core.model import Audience, Change, ChangeKind
-from bot.core.summary import MAX_COLUMNS, columns, sentence_ends
-from bot.core.text import clean_inline
+from bot.core.summary import sentence_ends
+from bot.core.text import clean_inline, shorten
 
 MAX_INPUT_CHARS = 6000  # the post's text sent to the model (its top: that is what is summarised)
-MAX_TITLE_COLUMNS = 300
+MAX_TITLE_CHARS = 200
 MAX_SENTENCES = 3
 DEFAULT_LANGUAGE = "en"
 LANGUAGE_NAMES = {"en": "English", "es": "Spanish", "zh": "Simplified Chinese"}
@@ -155,24 +155,31 @@ def language_of(declared: str | None, text: str) -> str:
     return "es" if spanish > english else DEFAULT_LANGUAGE
 
 
+SUMMARY_TASK = (
+    "Summarise the blog post below in {target}, in at most three short sentences, saying what "
+    "it is about and what is new. Plain text, no links, no markdown."
+)
+TRANSLATION_TASK = (
+    "Translate the title and the summary of the blog post below into {target}. Keep names, "
+    "numbers and code as they are. Plain text, no links, no markdown."
+)
+ANSWER_FORMAT = ' Answer with JSON only: {"title": "…", "summary": "…"}.'
+MAX_SUMMARY_CHARS = 450  # three sentences of English; the extractive summary is about as long
+_TRIM = " -–—·"  # a model's bullets and dashes around an answer
+
+
 def prompt(
     kind: Kind, language: str, title: str, text: str, extract: str = "", custom: str = ""
-) -> list[dict[str, str]]:
+) -> list[dict[str, str]]:  # fmt: skip
     """The chat-completions messages for one post: only its public title and text."""
     target = LANGUAGE_NAMES.get(language, language)
     if kind is Kind.SUMMARY:
-        task = custom or (
-            f"Summarise the blog post below in {target}, in at most three short sentences, "
-            "saying what it is about and what is new. Plain text, no links, no markdown."
-        )
+        task = custom or SUMMARY_TASK.format(target=target)
         body = f"Title: {title}\n\n{text[:MAX_INPUT_CHARS]}"
     else:
-        task = (
-            f"Translate the title and the summary of the blog post below into {target}. "
-            "Keep names, numbers and code as they are. Plain text, no links, no markdown."
-        )
+        task = TRANSLATION_TASK.format(target=target)
         body = f"Title: {title}\n\nSummary: {extract[:MAX_INPUT_CHARS]}"
-    task += ' Answer with JSON only: {"title": "…", "summary": "…"}.'
+    task += ANSWER_FORMAT
     return [
         {"role": "system", "content": task},
         {"role": "user", "content": body},
@@ -182,7 +189,7 @@ def prompt(
 def read_reply(reply: str, own_link: str | None = None) -> ModelText | None:
     """The model's answer as untrusted text: JSON `{"title", "summary"}` (or, from a model
     that ignored the format, its whole answer as the summary), without markup or any link but
-    the post's own, the summary at most three sentences and MAX_COLUMNS, the title one line.
+    the post's own, the summary at most three sentences and MAX_SUMMARY_CHARS, the title one line.
     None when nothing usable is left."""
     raw = _FENCE.sub("", reply.strip())
     title: object = None
@@ -198,9 +205,9 @@ def read_reply(reply: str, own_link: str | None = None) -> ModelText | None:
     cleaned_title = _clean(title, own_link)
     cleaned = _clean(summary, own_link)
     if cleaned is not None:
-        cleaned = _at_most(cleaned, MAX_SENTENCES, MAX_COLUMNS)
+        cleaned = _at_most(cleaned, MAX_SENTENCES, MAX_SUMMARY_CHARS)
     if cleaned_title is not None:
-        cleaned_title = _at_most(cleaned_title, 1, MAX_TITLE_COLUMNS)
+        cleaned_title = _at_most(cleaned_title, 1, MAX_TITLE_CHARS)
     if not cleaned and not cleaned_title:
         return None
     return ModelText(title=cleaned_title or None, summary=cleaned or None)
@@ -221,18 +228,13 @@ def _clean(value: object, own_link: str | None) -> str | None:
     text = html.unescape(_TAG.sub(" ", value))
     text = _URL.sub(lambda m: m.group(0) if own_link and m.group(0) == own_link else "", text)
     text = unicodedata.normalize("NFC", clean_inline(text))
-    return text.strip(" -–—·") or None
+    return text.strip(_TRIM) or None
 
 
-def _at_most(text: str, sentences: int, limit: int) -> str:
-    text = text[: limit * 2]  # past `limit` columns nothing is shown (and sentence_ends is slow)
+def _at_most(text: str, most: int, limit: int) -> str:
+    """The first `most` sentences, cut to `limit` characters at a sentence or a word."""
+    text = text[: limit * 2]  # past `limit` nothing is shown (and sentence_ends is slow)
     ends = sentence_ends(text)
-    if len(ends) > sentences:
-        text = text[: ends[sentences - 1]].rstrip()
-    if columns(text) <= limit:
-        return text
-    cut = text
-    while cut and columns(cut) > limit - 1:
-        cut = cut[: max(len(cut) * 9 // 10, 1) if len(cut) > 1 else 0]
-    word = cut.rfind(" ")
-    return (cut[:word] if word > len(cut) // 2 else cut).rstrip(" ,;:") + "…"
+    if len(ends) > most:
+        text = text[: ends[most - 1]]
+    return shorten(text, limit)

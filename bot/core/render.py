@@ -87,7 +87,10 @@ def _render(
     title = esc(shorten(item.title or tr.gettext("(untitled)"), budget(300)))
     if item.link:
         title = f'<a href="{esc_attr(item.link)}">{title}</a>'
-    prefix = tr.gettext("Updated: ") if change.kind is ChangeKind.EDITED else ""
+    prefix = ""
+    if change.kind is ChangeKind.EDITED:
+        minor = change.diff is not None and change.diff.minor
+        prefix = tr.gettext("Minor edit: ") if minor else tr.gettext("Updated: ")
     lines = [f"<b>{prefix}{title}</b>"]
     if model is not None and model.title:  # translated: the original title stays the link
         lines = [f"<b>{esc(shorten(model.title, budget(300)))}</b>", title]

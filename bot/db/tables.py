@@ -185,6 +185,8 @@ class Subscription(SQLModel, table=True):
     keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
     without_keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
     edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
+    # /edits FEED substantive: False, minor edits (a typo, a word) are not sent (core/weight.py).
+    minor_edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
     preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     # The post's image shown large above its message (/preview SLUG image, the default).

@@ -51,7 +51,9 @@ USAGE = {
         "<code>/keywords {feed} off</code> clears them"
     ),
     "edits": N_(
-        "/edits <i>feed name</i> on|off — e.g. <code>/edits {feed} off</code> for new posts only"
+        "/edits <i>feed name</i> all|substantive|off — every edit (the default; minor ones say "
+        "so), substantive ones only (not typo fixes or a changed word), or none; e.g. "
+        "<code>/edits {feed} substantive</code>"
     ),
     "preview": N_(
         "/preview <i>feed name</i> image|link|off — the post's image above the text (the "

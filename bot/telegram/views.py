@@ -250,6 +250,8 @@ def _list_line(reader: Audience, feed: FeedView, tr: Translator) -> str:
         extras.append(_("keywords {keywords}").format(keywords=words))
     if not reader.edits:
         extras.append(_("no edits"))
+    elif not reader.minor_edits:
+        extras.append(_("substantive edits only"))
     if reader.preview:
         extras.append(_("link previews"))
     elif not reader.images:

@@ -82,7 +82,13 @@ def set_keywords(session: Session, *, chat_id: int, feed_id: int, words: Keyword
 
 
 def set_edits(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool:
-    return _set(session, chat_id, feed_id, {"edits": on})
+    return _set(session, chat_id, feed_id, {"edits": on, "minor_edits": True})
+
+
+def set_edit_weight(session: Session, *, chat_id: int, feed_id: int, mode: str) -> bool:
+    """/edits FEED all|substantive|off."""
+    values = {"edits": mode != "off", "minor_edits": mode == "all"}
+    return _set(session, chat_id, feed_id, values)
 
 
 def set_preview_mode(session: Session, *, chat_id: int, feed_id: int, mode: str) -> bool:
@@ -198,6 +204,7 @@ def audience_of(
             include=tuple(sub["keywords"] or ()), exclude=tuple(sub["without_keywords"] or ())
         ),
         edits=sub["edits"],
+        minor_edits=sub.get("minor_edits", True) is not False,
         preview=sub["preview"],
         silent=sub["silent"],
         images=sub["images"],

@@ -95,12 +95,10 @@ async def cmd_keywords(update: Update, context: Context) -> None:
 
 ON_OFF = ("on", "off")
 TOGGLED = {
-    ("edits", True): N_("Edit notifications for <b>{title}</b>: on."),
-    ("edits", False): N_("Edit notifications for <b>{title}</b>: off."),
     ("silent", True): N_("Messages from <b>{title}</b> now arrive without a sound."),
     ("silent", False): N_("Messages from <b>{title}</b> now arrive with a notification sound."),
 }
-SETTERS = {"edits": store.set_edits, "silent": store.set_silent}
+SETTERS = {"silent": store.set_silent}
 PREVIEW_MODES = {
     "image": N_("Messages from <b>{title}</b> now show the post's image above the text."),
     "link": N_("Messages from <b>{title}</b> now show a preview of the post's link."),
@@ -112,11 +110,33 @@ FORMATS = {
     "full": N_("Messages from <b>{title}</b> now show the whole post, as much as fits."),
 }
 TOGGLES = {"edits": store.toggle_edits, "preview": store.toggle_preview}
+EDIT_WEIGHTS = {
+    "all": N_("Edit notifications for <b>{title}</b>: every edit (minor ones say so)."),
+    "substantive": N_(
+        "Edit notifications for <b>{title}</b>: substantive edits only (not typo fixes or a "
+        "changed word; a changed number always counts)."
+    ),
+    "off": N_("Edit notifications for <b>{title}</b>: off."),
+}
 
 
 async def cmd_edits(update: Update, context: Context) -> None:
-    """/edits SLUG on|off"""
-    await _switch(context, "edits")
+    """/edits SLUG all|substantive|off (`on` is `all`)"""
+    cmd = await setting_command(context, "edits", lambda rest: _weight(rest) in EDIT_WEIGHTS)
+    if cmd is None:
+        return
+    tr, feed, mode, chat_id = cmd.tr, cmd.feed, _weight(cmd.rest), context.chat_id
+    if await context.svc.write(
+        lambda s: store.set_edit_weight(s, chat_id=chat_id, feed_id=feed.id, mode=mode)
+    ):
+        await context.reply(tr.gettext(EDIT_WEIGHTS[mode]).format(title=esc(feed.title)))
+    else:
+        await context.reply(not_subscribed(feed, tr))
+
+
+def _weight(rest: str) -> str:
+    word = rest.strip().lower()
+    return "all" if word == "on" else word
 
 
 async def cmd_preview(update: Update, context: Context) -> None:

@@ -298,9 +298,11 @@ async def poll_once(settings: Settings, *, dry_run: bool) -> int:
         print(report.summary())
         return 0
     from bot.services.digests import run_digests
+    from bot.services.quiet import release_quiet
     from bot.telegram.app import deliver_once
 
     await asyncio.to_thread(run_digests, engine)
+    await asyncio.to_thread(release_quiet, engine)
 
     try:
         sent = await deliver_once(settings, engine)

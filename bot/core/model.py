@@ -196,3 +196,4 @@ class Audience:
     summary_mode: str = "extract"  # /summary FEED model|extract (the operator's model)
     translate: bool = False  # /translate on: the chat's posts in another language translated
     minor_edits: bool = True  # /edits FEED substantive: False (minor edits are not sent)
+    quiet: str | None = None  # the chat's quiet hours, `HH:MM-HH:MM` (core/quiet.py)

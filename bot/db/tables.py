@@ -163,6 +163,8 @@ class Chat(SQLModel, table=True):
     language: str | None = Field(default=None, max_length=8, description="None: not chosen yet")
     # /translate on: posts in another language come translated (the operator's model).
     translate: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    # /quiet 22:00-07:00 in its time zone: messages held in the window (core/quiet.py).
+    quiet: str | None = Field(default=None, max_length=11)
     # A private chat managing a channel (/channel): its commands apply to that channel.
     managing: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)

@@ -8,7 +8,10 @@ event is rendered once per language in its audience, not once per chat.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from datetime import datetime
 
+from bot.core import quiet
 from bot.core.alerts import AlertKind, AlertStep, render_alert
 from bot.core.decide import FeedIntent, FeedState
 from bot.core.digest import (
@@ -37,13 +40,15 @@ def plan_changes(
     feed_id: int,
     max_new: int | None = None,
     written: Mapping[str, Written] | None = None,
+    now: datetime | None = None,
 ) -> list[OutboxRow]:
     """A poll's events for every chat that wants them (digest chats get them held).
 
     Flood guard: a chat that would get more than `max_new` new posts from this one poll gets
     one message listing them instead (its edits still come one by one). `written`: what the
-    operator's language model wrote for new posts (by key), for the chats that asked."""
-    readers = list(audience)
+    operator's language model wrote for new posts (by key), for the chats that asked. A chat
+    in its quiet hours at `now` gets them held until the window ends."""
+    readers = [_quieted(r, now) for r in audience]
     changes = list(changes)
     written = written or {}
     rows = []
@@ -91,6 +96,14 @@ def plan_changes(
     return rows
 
 
+def _quieted(reader: Audience, now: datetime | None) -> Audience:
+    """The chat as the fan-out treats it now: in its quiet hours, its messages are held."""
+    window = quiet.stored(reader.quiet)
+    if now is None or window is None or reader.digest or not window.holds(now, reader.timezone):
+        return reader
+    return replace(reader, digest=True)  # held like a digest's, released when the window ends
+
+
 def _flood_rows(
     reader: Audience,
     fresh: list[Change],
@@ -109,6 +122,7 @@ def _flood_rows(
             preview=False,
             silent=reader.silent,
             thread_id=reader.thread_id,
+            held=reader.digest,
         )
         for text in texts
     ]

@@ -199,7 +199,7 @@ def store_items(
         audience = store.feed_audience(session, feed_id=feed.id)
         info = FeedInfo(slug=feed.slug, title=title)
         rows = plan_changes(
-            changes, ids, audience, info, feed.id, settings.max_new_per_poll, written
+            changes, ids, audience, info, feed.id, settings.max_new_per_poll, written, now
         )
         if any(row.kind == FLOOD for row in rows):
             log.info(

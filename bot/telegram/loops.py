@@ -18,6 +18,7 @@ from bot import metrics
 from bot.db import store
 from bot.db.reserve import disk_full
 from bot.services.digests import run_digests
+from bot.services.quiet import release_quiet
 from bot.telegram.services import KEY, Services
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ async def _poll_loop(svc: Services) -> None:
         try:
             report = await svc.poller.poll_due()
             digests = await asyncio.to_thread(run_digests, svc.engine)
+            digests += await asyncio.to_thread(release_quiet, svc.engine)
             if report.new or report.edited or digests:
                 svc.wake.set()
             if full:

@@ -29,6 +29,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("export", N_("this chat's subscriptions as OPML")),
     ("digest", N_("one summary per hour or day")),
     ("timezone", N_("this chat's time zone")),
+    ("quiet", N_("hold messages at night, deliver them after")),
     ("language", N_("this chat's language")),
     ("channel", N_("manage a channel from here")),
 ]
@@ -82,6 +83,10 @@ USAGE = {
         "<code>/digest {feed} daily 08:30</code>"
     ),
     "timezone": N_("/timezone ZONE — e.g. <code>/timezone Europe/Berlin</code>"),
+    "quiet": N_(
+        "/quiet HH:MM-HH:MM|off — in this chat's time zone (/timezone); e.g. "
+        "<code>/quiet 22:00-07:00</code>"
+    ),
     "language": N_("/language en|zh|es — e.g. <code>/language es</code> (English, 中文, Español)"),
     "channel": N_(
         "/channel @name — manage a channel from this chat (the bot must be its administrator); "

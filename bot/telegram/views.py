@@ -193,6 +193,7 @@ def list_view(
     tr: Translator,
     page: int = 0,
     translate: bool = False,
+    quiet: str | None = None,
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     """One page of the /list text and its keyboard: unsubscribe, edits and previews per feed,
     then ‹ › to the other pages when there are more than `LIST_PAGE` subscriptions."""
@@ -237,6 +238,8 @@ def list_view(
         rows.append(turns)
     if translate:
         lines.append("\n" + _("Posts in other languages are translated (/translate off)."))
+    if quiet:
+        lines.append("\n" + _("Quiet hours: {window} (/quiet off).").format(window=quiet))
     if paused:
         lines.append("\n" + _("Notifications are paused: /resume to restart them."))
     return "\n".join(lines), InlineKeyboardMarkup(rows)

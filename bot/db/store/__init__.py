@@ -28,6 +28,7 @@ from bot.db.store.articles import (
 from bot.db.store.budget import reserve
 from bot.db.store.chats import (
     chat_language,
+    chat_quiet,
     chat_timezone,
     ensure_private_chat,
     is_paused,
@@ -36,6 +37,7 @@ from bot.db.store.chats import (
     set_chat_active,
     set_managing,
     set_paused,
+    set_quiet,
     set_timezone,
     upsert_chat,
 )
@@ -85,6 +87,7 @@ from bot.db.store.modeltexts import (
 from bot.db.store.outbox import (
     HeldItem,
     OutboxRow,
+    QuietHeld,
     cancel_queued,
     delivered_item_ids,
     enqueue,
@@ -98,6 +101,8 @@ from bot.db.store.outbox import (
     original_message_id,
     pending_by_chat,
     pending_count,
+    quiet_held,
+    release_held,
 )
 from bot.db.store.state import get_state, set_state
 from bot.db.store.subscriptions import (
@@ -129,6 +134,7 @@ __all__ = [
     "FeedView",
     "HeldItem",
     "OutboxRow",
+    "QuietHeld",
     "add_feed",
     "all_feeds",
     "apply_intent",
@@ -137,6 +143,7 @@ __all__ = [
     "cancel_queued",
     "category_counts",
     "chat_language",
+    "chat_quiet",
     "chat_subscriptions",
     "chat_timezone",
     "chat_translates",
@@ -179,8 +186,10 @@ __all__ = [
     "pending_count",
     "prune_items",
     "prune_model_texts",
+    "quiet_held",
     "rekey_items",
     "release_chats",
+    "release_held",
     "release_leases",
     "remove_feed",
     "rename_feed",
@@ -201,6 +210,7 @@ __all__ = [
     "set_message_format",
     "set_paused",
     "set_preview_mode",
+    "set_quiet",
     "set_silent",
     "set_state",
     "set_summary_mode",

@@ -126,3 +126,16 @@ def set_managing(session: Session, *, chat_id: int, channel_id: int | None) -> N
         chat = Chat(id=chat_id, type="private", title="")
     chat.managing = channel_id
     session.add(chat)
+
+
+def set_quiet(session: Session, *, chat_id: int, window: str | None) -> None:
+    """/quiet HH:MM-HH:MM (or None: off); the chat row exists (commands remember it first)."""
+    chat = session.get(Chat, chat_id)
+    if chat is not None:
+        chat.quiet = window
+        session.add(chat)
+
+
+def chat_quiet(session: Session, *, chat_id: int) -> str | None:
+    chat = session.get(Chat, chat_id)
+    return chat.quiet if chat is not None else None

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from bot.db.store.articles import articles_of
 from bot.db.store.statements import run, table
-from bot.db.tables import Delivery, DeliveryStatus, Item
+from bot.db.tables import Chat, Delivery, DeliveryStatus, Item, Subscription
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,3 +228,58 @@ def mark_digested(session: Session, *, delivery_ids: list[int]) -> None:
         .where(col(Delivery.id).in_(delivery_ids))
         .values(status=DeliveryStatus.DIGESTED)
     )
+
+
+@dataclass(frozen=True, slots=True)
+class QuietHeld:
+    """A chat's messages held by its quiet hours (subscriptions without a digest), by feed."""
+
+    chat_id: int
+    quiet: str | None
+    timezone: str
+    by_feed: dict[int, list[HeldItem]]
+
+    @property
+    def delivery_ids(self) -> list[int]:
+        return [h.delivery_id for held in self.by_feed.values() for h in held]
+
+
+def quiet_held(session: Session) -> list[QuietHeld]:
+    """Held messages that no digest will take (those of quiet hours), chat by chat."""
+    rows = session.exec(
+        select(Delivery, Item, Chat)
+        .join(Item, col(Item.id) == col(Delivery.item_id))
+        .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+        .join(
+            Subscription,
+            (col(Subscription.chat_id) == col(Delivery.chat_id))
+            & (col(Subscription.feed_id) == col(Delivery.feed_id)),
+        )
+        .where(Delivery.status == DeliveryStatus.HELD, col(Subscription.digest).is_(None))
+        .order_by(col(Delivery.id))
+    ).all()
+    chats: dict[int, QuietHeld] = {}
+    for delivery, item, chat in rows:
+        found = chats.setdefault(chat.id, QuietHeld(chat.id, chat.quiet, chat.timezone, {}))
+        found.by_feed.setdefault(delivery.feed_id, []).append(
+            HeldItem(
+                delivery_id=delivery.id or 0,
+                item_id=item.id or 0,
+                title=item.title,
+                link=item.link,
+                categories=tuple(item.categories or ()),
+                updated=delivery.kind == "edited",
+                text=item.text,
+            )
+        )
+    return list(chats.values())
+
+
+def release_held(session: Session, *, delivery_ids: list[int]) -> None:
+    """Held messages become ordinary pending ones (sent in their order, as they were)."""
+    for start in range(0, len(delivery_ids), 500):
+        session.exec(
+            update(Delivery)
+            .where(col(Delivery.id).in_(delivery_ids[start : start + 500]))
+            .values(status=DeliveryStatus.PENDING)
+        )

@@ -162,7 +162,7 @@ _SUB = table(Subscription)
 _CHAT = table(Chat)
 # Each changed feed's poll asks for its audience: a statement built once (see statements.py).
 _AUDIENCE = (
-    sa_select(_SUB, _CHAT.c.language, _CHAT.c.timezone, _CHAT.c.translate)
+    sa_select(_SUB, _CHAT.c.language, _CHAT.c.timezone, _CHAT.c.translate, _CHAT.c.quiet)
     .join(_CHAT, _CHAT.c.id == _SUB.c.chat_id)
     .where(
         _SUB.c.feed_id == bindparam("b_feed"),
@@ -177,7 +177,9 @@ def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
     """Active, unpaused chats subscribed to a feed, with their filters and settings."""
     rows = run(session, _AUDIENCE, {"b_feed": feed_id}).mappings()
     return [
-        audience_of(row, row["language"], row["timezone"], translate=row["translate"])
+        audience_of(
+            row, row["language"], row["timezone"], translate=row["translate"], quiet=row["quiet"]
+        )
         for row in rows
     ]
 
@@ -192,6 +194,7 @@ def audience_of(
     timezone: str | None = None,
     *,
     translate: bool = False,
+    quiet: str | None = None,
 ) -> Audience:
     """A subscription's columns (an ORM row's or a Core row's) as the fan-out's audience."""
     return Audience(
@@ -215,6 +218,7 @@ def audience_of(
         message_format=sub.get("message_format") or "summary",
         summary_mode=sub.get("summary_mode") or "extract",
         translate=bool(translate),
+        quiet=quiet,
     )
 
 

@@ -6,7 +6,8 @@ table below; `app.py` wires whatever is listed here.
   /start's feed buttons)
 - `adding`: /subscribe URL, a pasted link, the buttons of the feeds found at an address
 - `channels`: /channel (a channel managed from a private chat) and Telegram's chat picker
-- `settings`: /filter, /keywords, /edits, /preview, /format, /silent, /pause, /resume, /timezone
+- `settings`: /filter, /keywords, /edits, /preview, /format, /silent, /pause, /resume, /timezone,
+  /quiet
   (+ switches)
 - `models`: /summary, /translate (the operator's language model)
 - `digests`: /digest
@@ -58,6 +59,7 @@ CHAT_COMMANDS: dict[str, Handler] = {
     "pause": settings.cmd_pause,
     "resume": settings.cmd_resume,
     "timezone": settings.cmd_timezone,
+    "quiet": settings.cmd_quiet,
     "digest": digests.cmd_digest,
     "language": language.cmd_language,
     "channel": channels.cmd_channel,

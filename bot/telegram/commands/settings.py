@@ -1,5 +1,5 @@
 """A subscription's and a chat's settings: /filter, /keywords, /edits, /preview, /format,
-/silent, /pause, /resume, /timezone, and the edits/previews buttons under /list."""
+/silent, /pause, /resume, /timezone, /quiet, and the edits/previews buttons under /list."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from bot.core.filters import (
 )
 from bot.core.lang import N_, then
 from bot.core.model import CategoryFilter, KeywordFilter
+from bot.core.quiet import QuietSyntaxError, parse_quiet
 from bot.db import store
 from bot.telegram.commands.common import not_subscribed, pressed, setting_command
 from bot.telegram.commands.subscriptions import current_list, edit
@@ -254,3 +255,32 @@ def _zones() -> dict[str, str]:
 def known_zone(text: str) -> str | None:
     """The canonical IANA name for what was typed (`europe/berlin` → `Europe/Berlin`)."""
     return _zones().get(text.strip().casefold()) if len(text) <= 64 else None
+
+
+async def cmd_quiet(update: Update, context: Context) -> None:
+    """/quiet HH:MM-HH:MM | off: messages due in the window (this chat's time zone) are held
+    and delivered when it ends."""
+    tr = await context.tr()
+    if not await context.may_change():
+        return
+    text = context.args_text.strip()
+    if text.lower() == "off":
+        window = None
+    else:
+        try:
+            window = str(parse_quiet(text))
+        except QuietSyntaxError as exc:
+            await context.reply(then(exc.sentence(tr), await context.usage("quiet"), tr.language))
+            return
+    await context.remember_chat()
+    chat_id = context.chat_id
+    await context.svc.write(lambda s: store.set_quiet(s, chat_id=chat_id, window=window))
+    zone = await context.svc.read(lambda s: store.chat_timezone(s, chat_id=chat_id))
+    if window is None:
+        await context.reply(tr.gettext("Quiet hours off: messages arrive as they come."))
+        return
+    reply = tr.gettext(
+        "Quiet hours {window} ({zone}): messages are held and delivered when they end, as a "
+        "digest when there are more than a few. /quiet off to stop."
+    )
+    await context.reply(reply.format(window=window, zone=esc(zone)))

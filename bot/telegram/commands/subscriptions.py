@@ -87,9 +87,10 @@ async def current_list(
     subs = await context.svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
     paused = await context.svc.read(lambda s: store.is_paused(s, chat_id=chat_id))
     translate = await context.svc.read(lambda s: store.chat_translates(s, chat_id=chat_id))
+    quiet = await context.svc.read(lambda s: store.chat_quiet(s, chat_id=chat_id))
     if feed_id is not None:
         page = page_of(subs, feed_id)
-    return list_view(subs, paused, await context.tr(), page, translate)
+    return list_view(subs, paused, await context.tr(), page, translate, quiet)
 
 
 async def cmd_list(update: Update, context: Context) -> None:

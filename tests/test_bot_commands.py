@@ -37,7 +37,7 @@ async def test_help_explains_every_command(bot: RunningBot, bot_api: FakeBotApi)
     assert "<code>/help filter</code>" in reply
     detail = await ask(bot_api, "/help filter")
     # Examples name this bot's own feed, and no developer word ("SLUG") reaches the chat.
-    assert "<code>/filter lumen Blog, -Community, -Press Release</code>" in detail
+    assert "<code>/filter lumen Blog, -Community</code>" in detail
     assert "lumen-blog" not in reply + detail and "SLUG" not in reply + detail
     assert "<i>feed name</i>" in detail
     menus = {c.params.get("language_code"): c for c in bot_api.calls_to("setMyCommands")}

@@ -27,7 +27,8 @@ async def test_keywords_narrow_the_posts(
 ) -> None:
     await command(bot_api, "/subscribe lumen", CHAT)
     reply = await ask(bot_api, '/keywords lumen "platinum member", -Lisbon')
-    assert reply == 'Keywords for <b>Lumen Blog</b>: "platinum member", -Lisbon.'
+    assert reply.split("\n\n")[0] == 'Keywords for <b>Lumen Blog</b>: "platinum member", -Lisbon.'
+    assert "<b>Filter test</b>: 0 of the last 8 posts would arrive." in reply
     assert 'keywords "platinum member", -Lisbon' in await ask(bot_api, "/list")
     feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
     await cycle(bot, bot_api)

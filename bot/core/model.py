@@ -197,3 +197,5 @@ class Audience:
     translate: bool = False  # /translate on: the chat's posts in another language translated
     minor_edits: bool = True  # /edits FEED substantive: False (minor edits are not sent)
     quiet: str | None = None  # the chat's quiet hours, `HH:MM-HH:MM` (core/quiet.py)
+    rules: tuple[str, ...] = ()  # field rules for this feed (core/rules.py)
+    chat_rules: tuple[str, ...] = ()  # and for every feed of the chat (/filter all …)

@@ -12,6 +12,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from bot.core.lang import N_, UserError
 
 DIGEST_AFTER = 3  # more held messages than this come as a digest per feed
+WRONG_SYNTAX = N_("Quiet hours are written HH:MM-HH:MM, e.g. 22:00-07:00.")
+WRONG_TIME = N_("Times of day go from 00:00 to 23:59.")
+NO_LENGTH = N_("Quiet hours need a start and an end that differ.")
 _WINDOW = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*[-–—~]\s*(\d{1,2}):(\d{2})\s*$")
 
 
@@ -43,13 +46,13 @@ def parse_quiet(text: str) -> QuietHours:
     """`22:00-07:00` (also with –, — or ~) → QuietHours; QuietSyntaxError otherwise."""
     match = _WINDOW.match(text)
     if match is None:
-        raise QuietSyntaxError(N_("Quiet hours are written HH:MM-HH:MM, e.g. 22:00-07:00."))
+        raise QuietSyntaxError(WRONG_SYNTAX)
     h1, m1, h2, m2 = (int(g) for g in match.groups())
     if h1 > 23 or h2 > 23 or m1 > 59 or m2 > 59:
-        raise QuietSyntaxError(N_("Times of day go from 00:00 to 23:59."))
+        raise QuietSyntaxError(WRONG_TIME)
     window = QuietHours(time(h1, m1), time(h2, m2))
     if window.start == window.end:
-        raise QuietSyntaxError(N_("Quiet hours need a start and an end that differ."))
+        raise QuietSyntaxError(NO_LENGTH)
     return window
 
 

@@ -165,6 +165,8 @@ class Chat(SQLModel, table=True):
     translate: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     # /quiet 22:00-07:00 in its time zone: messages held in the window (core/quiet.py).
     quiet: str | None = Field(default=None, max_length=11)
+    # /filter all …: field rules for every feed of the chat (core/rules.py).
+    rules: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     # A private chat managing a channel (/channel): its commands apply to that channel.
     managing: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
@@ -197,6 +199,8 @@ class Subscription(SQLModel, table=True):
     message_format: str | None = Field(default=None, max_length=16)
     # /summary FEED model: the operator's language model writes the summary (None: extract).
     summary_mode: str | None = Field(default=None, max_length=16)
+    # /filter FEED title:… -author:…: field rules as written (core/rules.py).
+    rules: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     digest: str | None = Field(default=None, max_length=16, description="hourly or daily")
     digest_at: str | None = Field(default=None, max_length=5, description="HH:MM, daily only")

@@ -21,10 +21,10 @@ from bot.core.digest import (
     render_digest,
     render_new_list,
 )
-from bot.core.filters import wants
 from bot.core.model import Audience, Change, ChangeKind, FeedInfo, ParsedItem
 from bot.core.modeltext import ModelText, Written
 from bot.core.render import render_change
+from bot.core.rules import wants
 from bot.core.summary import summarize
 from bot.db.store import HeldItem, OutboxRow
 from bot.i18n import translator

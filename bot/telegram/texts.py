@@ -43,8 +43,11 @@ USAGE = {
     "categories": N_("/categories <i>feed name</i> — e.g. <code>/categories {feed}</code>"),
     "filter": N_(
         "/filter <i>feed name</i> CATEGORY[, CATEGORY…] — comma-separated, a leading - "
-        "excludes; e.g. <code>/filter {feed} Blog, -Community, -Press Release</code>; "
-        "<code>/filter {feed} off</code> clears it"
+        "excludes; e.g. <code>/filter {feed} Blog, -Community</code>. Or rules by field "
+        "(title, text, author, category, link; a leading - excludes, /…/ is a pattern): "
+        "<code>/filter {feed} title:release -author:bot text:/v2\\.\\d+/</code>; "
+        "<code>/filter all …</code> for every feed here; <code>/filter {feed} test</code> shows "
+        "which recent posts pass; <code>/filter {feed} off</code> clears it"
     ),
     "keywords": N_(
         '/keywords <i>feed name</i> WORD[, "TWO WORDS"…] — a leading - excludes; e.g. '

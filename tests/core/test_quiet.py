@@ -20,11 +20,15 @@ def test_the_syntax() -> None:
     assert parse_quiet("22:00-07:00") == QuietHours(time(22), time(7))
     assert str(parse_quiet(" 7:05 – 9:30 ")) == "07:05-09:30"
     assert str(parse_quiet("23:00~06:00")) == "23:00-06:00"
+    assert str(parse_quiet("22:59-23:00")) == "22:59-23:00"  # the last hour and minute exist
+    assert str(parse_quiet("00:00-07:59")) == "00:00-07:59"
     for bad, reason in (
         ("22-07", "HH:MM-HH:MM"),
         ("25:00-07:00", "00:00 to 23:59"),
         ("22:60-07:00", "00:00 to 23:59"),
         ("22:00-24:00", "00:00 to 23:59"),
+        ("24:00-07:00", "00:00 to 23:59"),
+        ("22:00-07:60", "00:00 to 23:59"),
         ("08:00-08:00", "differ"),
         ("", "HH:MM-HH:MM"),
     ):

@@ -63,3 +63,13 @@ def test_a_changed_number_is_never_minor(old: int, new: int) -> None:
 @given(st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta"]), min_size=2, max_size=6))
 def test_an_added_sentence_of_words_is_never_minor(words: list[str]) -> None:
     assert weigh("T", "T", TEXT, TEXT + " " + " ".join(words).capitalize() + ".") is SUBSTANTIVE
+
+
+def test_the_boundaries_of_minor() -> None:
+    assert edit(TEXT.replace("a shared battery", "battery")) is SUBSTANTIVE  # two words dropped
+    assert edit(TEXT.replace("new motors", "new electric drive motors")) is SUBSTANTIVE  # added
+    assert edit(TEXT.replace("new motors", "new electric motors")) is MINOR  # one word added
+    three = TEXT.replace("port", "harbour").replace("fitted", "fited").replace("next", "later")
+    assert edit(three) is SUBSTANTIVE  # three separate words
+    assert weigh("T", "T", "Alpha beta.", "Alpha gamma.") is MINOR  # half the sentence stays
+    assert weigh("T", "T", "Alpha beta gamma.", "Delta epsilon gamma.") is SUBSTANTIVE

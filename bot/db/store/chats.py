@@ -139,3 +139,16 @@ def set_quiet(session: Session, *, chat_id: int, window: str | None) -> None:
 def chat_quiet(session: Session, *, chat_id: int) -> str | None:
     chat = session.get(Chat, chat_id)
     return chat.quiet if chat is not None else None
+
+
+def set_chat_rules(session: Session, *, chat_id: int, rules: list[str] | None) -> None:
+    """/filter all …: field rules for every feed of the chat (None: off)."""
+    chat = session.get(Chat, chat_id)
+    if chat is not None:
+        chat.rules = rules
+        session.add(chat)
+
+
+def chat_rules(session: Session, *, chat_id: int) -> tuple[str, ...]:
+    chat = session.get(Chat, chat_id)
+    return tuple(chat.rules or ()) if chat is not None else ()

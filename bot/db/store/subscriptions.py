@@ -85,6 +85,11 @@ def set_edits(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool
     return _set(session, chat_id, feed_id, {"edits": on, "minor_edits": True})
 
 
+def set_rules(session: Session, *, chat_id: int, feed_id: int, rules: list[str] | None) -> bool:
+    """/filter FEED title:… (None: off)."""
+    return _set(session, chat_id, feed_id, {"rules": rules})
+
+
 def set_edit_weight(session: Session, *, chat_id: int, feed_id: int, mode: str) -> bool:
     """/edits FEED all|substantive|off."""
     values = {"edits": mode != "off", "minor_edits": mode == "all"}
@@ -162,7 +167,14 @@ _SUB = table(Subscription)
 _CHAT = table(Chat)
 # Each changed feed's poll asks for its audience: a statement built once (see statements.py).
 _AUDIENCE = (
-    sa_select(_SUB, _CHAT.c.language, _CHAT.c.timezone, _CHAT.c.translate, _CHAT.c.quiet)
+    sa_select(
+        _SUB,
+        _CHAT.c.language,
+        _CHAT.c.timezone,
+        _CHAT.c.translate,
+        _CHAT.c.quiet,
+        _CHAT.c.rules.label("chat_rules"),
+    )
     .join(_CHAT, _CHAT.c.id == _SUB.c.chat_id)
     .where(
         _SUB.c.feed_id == bindparam("b_feed"),
@@ -178,7 +190,12 @@ def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
     rows = run(session, _AUDIENCE, {"b_feed": feed_id}).mappings()
     return [
         audience_of(
-            row, row["language"], row["timezone"], translate=row["translate"], quiet=row["quiet"]
+            row,
+            row["language"],
+            row["timezone"],
+            translate=row["translate"],
+            quiet=row["quiet"],
+            chat_rules=tuple(row["chat_rules"] or ()),
         )
         for row in rows
     ]
@@ -195,6 +212,7 @@ def audience_of(
     *,
     translate: bool = False,
     quiet: str | None = None,
+    chat_rules: tuple[str, ...] = (),
 ) -> Audience:
     """A subscription's columns (an ORM row's or a Core row's) as the fan-out's audience."""
     return Audience(
@@ -219,6 +237,8 @@ def audience_of(
         summary_mode=sub.get("summary_mode") or "extract",
         translate=bool(translate),
         quiet=quiet,
+        rules=tuple(sub.get("rules") or ()),
+        chat_rules=chat_rules,
     )
 
 

@@ -6,7 +6,8 @@ table below; `app.py` wires whatever is listed here.
   /start's feed buttons)
 - `adding`: /subscribe URL, a pasted link, the buttons of the feeds found at an address
 - `channels`: /channel (a channel managed from a private chat) and Telegram's chat picker
-- `settings`: /filter, /keywords, /edits, /preview, /format, /silent, /pause, /resume, /timezone,
+- `filters`: /filter (categories, field rules, `all`, the filter test)
+- `settings`: /keywords, /edits, /preview, /format, /silent, /pause, /resume, /timezone,
   /quiet
   (+ switches)
 - `models`: /summary, /translate (the operator's language model)
@@ -27,6 +28,7 @@ from bot.telegram.commands import (
     adding,
     channels,
     digests,
+    filters,
     language,
     models,
     operators,
@@ -48,7 +50,7 @@ CHAT_COMMANDS: dict[str, Handler] = {
     "list": subscriptions.cmd_list,
     "categories": subscriptions.cmd_categories,
     "export": subscriptions.cmd_export,
-    "filter": settings.cmd_filter,
+    "filter": filters.cmd_filter,
     "keywords": settings.cmd_keywords,
     "edits": settings.cmd_edits,
     "preview": settings.cmd_preview,

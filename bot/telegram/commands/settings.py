@@ -6,64 +6,21 @@ from __future__ import annotations
 from functools import cache
 from zoneinfo import available_timezones
 
-from sqlmodel import Session
 from telegram import Update
 
 from bot.core.filters import (
     FilterSyntaxError,
-    describe,
     describe_keywords,
-    parse_filter,
     parse_keywords,
-    unknown_categories,
 )
 from bot.core.lang import N_, then
-from bot.core.model import CategoryFilter, KeywordFilter
+from bot.core.model import KeywordFilter
 from bot.core.quiet import QuietSyntaxError, parse_quiet
 from bot.db import store
 from bot.telegram.commands.common import not_subscribed, pressed, setting_command
+from bot.telegram.commands.filters import filter_test
 from bot.telegram.commands.subscriptions import current_list, edit
 from bot.telegram.context import Context, esc
-
-
-async def cmd_filter(update: Update, context: Context) -> None:
-    """/filter SLUG CATEGORY[, CATEGORY…] | off"""
-    cmd = await setting_command(context, "filter")
-    if cmd is None:
-        return
-    tr, feed, spec = cmd.tr, cmd.feed, cmd.rest
-    if spec.strip().lower() == "off":
-        flt = CategoryFilter()
-    else:
-        try:
-            flt = parse_filter(spec, max_categories=context.svc.settings.max_categories_per_filter)
-        except FilterSyntaxError as exc:
-            await context.reply(
-                then(esc(exc.sentence(tr)), await context.usage("filter"), tr.language)
-            )
-            return
-    chat_id = context.chat_id
-
-    def work(session: Session) -> tuple[bool, list[str]]:
-        ok = store.set_filter(session, chat_id=chat_id, feed_id=feed.id, flt=flt)
-        known = [name for name, _count in store.category_counts(session, feed_id=feed.id)]
-        return ok, unknown_categories(flt, known)
-
-    ok, unknown = await context.svc.write(work)
-    if not ok:
-        await context.reply(not_subscribed(feed, tr))
-        return
-    text = tr.gettext("Filter for <b>{title}</b>: {filter}.").format(
-        title=esc(feed.title), filter=esc(describe(flt, tr))
-    )
-    if unknown:
-        note = tr.ngettext(
-            "Note: {names} has not been seen on this feed yet.",
-            "Note: {names} have not been seen on this feed yet.",
-            len(unknown),
-        )
-        text += "\n" + note.format(names=esc(", ".join(unknown)))
-    await context.reply(text)
 
 
 async def cmd_keywords(update: Update, context: Context) -> None:
@@ -89,7 +46,8 @@ async def cmd_keywords(update: Update, context: Context) -> None:
     ):
         text = tr.gettext("Keywords for <b>{title}</b>: {keywords}.")
         shown = esc(describe_keywords(words, tr))
-        await context.reply(text.format(title=esc(feed.title), keywords=shown))
+        test = await filter_test(context, feed)
+        await context.reply(text.format(title=esc(feed.title), keywords=shown) + "\n\n" + test)
     else:
         await context.reply(not_subscribed(feed, tr))
 

@@ -1,0 +1,157 @@
+"""/filter: categories (`/filter FEED Blog, -Events`), field rules (`/filter FEED title:release
+-author:bot text:/v2\\.\\d+/`, `/filter all …` for every feed of the chat), `off`, and the
+filter test (`/filter FEED test`, also after every change): which of the feed's last 20 posts
+would pass, and the rule that stops each one that would not."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from sqlmodel import Session
+from telegram import Update
+
+from bot.core.filters import FilterSyntaxError, describe, parse_filter, unknown_categories
+from bot.core.lang import Translator, then
+from bot.core.model import Audience, CategoryFilter, ParsedItem
+from bot.core.rules import looks_like_rules, parse_rules, reason, written
+from bot.core.text import shorten
+from bot.db import store
+from bot.db.store import FeedView
+from bot.telegram.commands.common import not_subscribed, setting_command
+from bot.telegram.context import Context, esc
+
+TESTED = 20  # the feed's latest posts the filter test reads
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+async def cmd_filter(update: Update, context: Context) -> None:
+    """/filter FEED CATEGORY[, …] | FIELD:VALUE … | off | test; /filter all FIELD:VALUE … | off"""
+    if context.args_text.split(maxsplit=1)[:1] == ["all"]:
+        await _chat_rules(context)
+        return
+    cmd = await setting_command(context, "filter")
+    if cmd is None:
+        return
+    tr, feed, spec, chat_id = cmd.tr, cmd.feed, cmd.rest.strip(), context.chat_id
+    if spec.lower() == "test":
+        await context.reply(await filter_test(context, feed))
+        return
+    note = ""
+    try:
+        if spec.lower() == "off":
+            flt, rules = CategoryFilter(), None
+        elif looks_like_rules(spec):
+            flt, rules = None, list(written(parse_rules(spec)))
+        else:
+            limit = context.svc.settings.max_categories_per_filter
+            flt, rules = parse_filter(spec, max_categories=limit), None
+    except FilterSyntaxError as exc:
+        await context.reply(then(esc(exc.sentence(tr)), await context.usage("filter"), tr.language))
+        return
+
+    def work(session: Session) -> tuple[bool, list[str]]:
+        ok = True
+        if flt is not None:
+            ok = store.set_filter(session, chat_id=chat_id, feed_id=feed.id, flt=flt)
+        if rules is not None or spec.lower() == "off":
+            ok = store.set_rules(session, chat_id=chat_id, feed_id=feed.id, rules=rules) and ok
+        known = [name for name, _count in store.category_counts(session, feed_id=feed.id)]
+        return ok, unknown_categories(flt, known) if flt is not None else []
+
+    ok, unknown = await context.svc.write(work)
+    if not ok:
+        await context.reply(not_subscribed(feed, tr))
+        return
+    if rules is not None:
+        text = tr.gettext("Rules for <b>{title}</b>: {rules}.").format(
+            title=esc(feed.title), rules=f"<code>{esc(' '.join(rules))}</code>"
+        )
+    else:
+        text = tr.gettext("Filter for <b>{title}</b>: {filter}.").format(
+            title=esc(feed.title), filter=esc(describe(flt or CategoryFilter(), tr))
+        )
+    if unknown:
+        note = tr.ngettext(
+            "Note: {names} has not been seen on this feed yet.",
+            "Note: {names} have not been seen on this feed yet.",
+            len(unknown),
+        )
+        text += "\n" + note.format(names=esc(", ".join(unknown)))
+    await context.reply(text + "\n\n" + await filter_test(context, feed))
+
+
+async def _chat_rules(context: Context) -> None:
+    tr = await context.tr()
+    if not await context.may_change():
+        return
+    spec = context.args_text.split(maxsplit=1)[1].strip() if " " in context.args_text else ""
+    try:
+        rules = None if spec.lower() == "off" else list(written(parse_rules(spec)))
+    except FilterSyntaxError as exc:
+        await context.reply(then(esc(exc.sentence(tr)), await context.usage("filter"), tr.language))
+        return
+    await context.remember_chat()
+    chat_id = context.chat_id
+    await context.svc.write(lambda s: store.set_chat_rules(s, chat_id=chat_id, rules=rules))
+    if rules is None:
+        await context.reply(tr.gettext("Rules for every feed here: none."))
+        return
+    text = tr.gettext("Rules for every feed here: {rules}.")
+    await context.reply(text.format(rules=f"<code>{esc(' '.join(rules))}</code>"))
+
+
+async def filter_test(context: Context, feed: FeedView) -> str:
+    """Which of the feed's latest posts this chat would get, and why not the others."""
+    tr = await context.tr()
+    chat_id = context.chat_id
+
+    def read(session: Session) -> tuple[Audience | None, list[ParsedItem], tuple[str, ...]]:
+        reader = store.get_subscription(session, chat_id=chat_id, feed_id=feed.id)
+        items = [item for _, item in store.latest_items(session, feed_id=feed.id, limit=TESTED)]
+        return reader, items, store.chat_rules(session, chat_id=chat_id)
+
+    reader, items, chat_rules = await context.svc.read(read)
+    if reader is None:
+        return not_subscribed(feed, tr)
+    reader = replace(reader, chat_rules=chat_rules)
+    if not items:
+        return tr.gettext("No posts of <b>{title}</b> stored yet to test the filter on.").format(
+            title=esc(feed.title)
+        )
+    verdicts = [(item, reason(reader, item)) for item in items]
+    passing = sum(1 for _, why in verdicts if why is None)
+    lines = [
+        tr.gettext("<b>Filter test</b>: {passing} of the last {count} posts would arrive.").format(
+            passing=passing, count=len(items)
+        )
+    ]
+    for item, why in verdicts:
+        title = esc(shorten(item.title or tr.gettext("(untitled)"), 70))
+        if why is None:
+            lines.append(f"✓ {title}")
+        else:
+            lines.append(f"✗ {title} — <code>{esc(shorten(why, 80))}</code>")
+    if passing == 0:
+        lines.append("\n" + tr.gettext("⚠ No recent post passes: check the words and rules."))
+    hint = _script_hint(reader, items, tr, context.svc.settings.model_api_url is not None)
+    if hint:
+        lines.append(hint)
+    return "\n".join(lines)
+
+
+def _script_hint(reader: Audience, items: list[ParsedItem], tr: Translator, model: bool) -> str:
+    """A Chinese keyword on an English feed (or the reverse) matches nothing: say so."""
+    cjk = _CJK
+    words = [*reader.keywords.include, *reader.rules, *reader.chat_rules]
+    foreign = [w for w in words if cjk.search(w)]
+    cjk_posts = sum(1 for item in items if cjk.search(f"{item.title} {item.text[:500]}"))
+    if not foreign or cjk_posts * 2 >= len(items):
+        return ""
+    text = tr.gettext(
+        "Note: {words} is written in another script than this feed's posts, so it only "
+        "matches a post that contains it as written."
+    ).format(words=esc(", ".join(foreign)))
+    if model:
+        text += " " + tr.gettext("With /translate on, keywords also match the translation.")
+    return "\n" + text

@@ -160,7 +160,8 @@ class Poller:
             try:
                 raw = await parsed(result) if intent.parse else None
                 articles, late = await self.full_text.pages_of_new_posts(feed, raw)
-                written = await self.models.for_new_posts(feed, raw, articles)
+                # A dry run asks no model: it would cost money and store the answers.
+                written = {} if dry_run else await self.models.for_new_posts(feed, raw, articles)
                 extras = Extras(articles, written)
                 outcome = await asyncio.to_thread(
                     self._apply, feed.id, result, dry_run, raw, extras

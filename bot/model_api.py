@@ -8,10 +8,12 @@ that names no secret.
 
 from __future__ import annotations
 
-import openai
-from openai import AsyncOpenAI
+from typing import TYPE_CHECKING
 
 from bot.config import Settings
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 MAX_REPLY_TOKENS = 400  # three sentences and a title, in any language
 MAX_REPLY_CHARS = 200_000  # read no further into a runaway answer
@@ -26,7 +28,9 @@ class ModelApi:
         assert settings.model_api_url
         key = settings.model_api_key.get_secret_value() if settings.model_api_key else None
         self.model = settings.model_name.strip()
-        self._client = AsyncOpenAI(
+        from openai import AsyncOpenAI  # imported only when a model is configured (30 MB)
+
+        self._client: AsyncOpenAI = AsyncOpenAI(
             base_url=settings.model_api_url,
             api_key=key or "not-needed",  # self-hosted servers take none; the client wants one
             timeout=settings.model_timeout_seconds,
@@ -35,6 +39,8 @@ class ModelApi:
 
     async def complete(self, messages: list[dict[str, str]]) -> str:
         """The model's answer to `messages` (its text, capped), or ModelError."""
+        import openai
+
         try:
             reply = await self._client.chat.completions.create(
                 model=self.model,

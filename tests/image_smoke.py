@@ -162,7 +162,9 @@ def smoke(image: str, base: str) -> None:
         compose(box, bot_env, feeds)
         grown = size_mb(image) - size_mb(base)
         print(f"     the app's layers add {grown:.0f} MB to the base image", flush=True)
-        check("the app adds at most 100 MB to the base", grown <= 100, f"{grown:.0f} MB")
+        # 82 MB before full text and the model (issues 27-29): trafilatura with lxml and its
+        # date libraries, the openai client (30 MB with its compiled types) and RE2 add ~55 MB.
+        check("the app adds at most 150 MB to the base", grown <= 150, f"{grown:.0f} MB")
     finally:
         box.remove()
         api.stop()

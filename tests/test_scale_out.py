@@ -27,6 +27,9 @@ from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
 from tests.test_process import bot_env, start_bot
 
+# Measures time or throughput across processes: run alone, not beside another worker.
+pytestmark = pytest.mark.serial
+
 FEEDS, CHATS, PER_CHAT, INTERVAL = 50, 200, 5, 3
 
 

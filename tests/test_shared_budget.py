@@ -28,6 +28,9 @@ from tests.fixtures import blog
 from tests.test_process import bot_env, start_bot
 from tests.test_scale_out import pg_url  # noqa: F401 - the PostgreSQL fixture
 
+# Measures time or throughput across processes: run alone, not beside another worker.
+pytestmark = pytest.mark.serial
+
 FEEDS, PER_CHAT, LIMIT = 20, 10, 30
 PRIVATE = list(range(1, 56))
 GROUPS = [-1001 - n for n in range(5)]

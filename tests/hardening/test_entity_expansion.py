@@ -19,6 +19,9 @@ from bot.core.opml import OpmlError, parse_opml
 from bot.core.parse import parse_feed
 from tests.fakes.feed_server import FeedServer
 
+# Measures time or throughput across processes: run alone, not beside another worker.
+pytestmark = pytest.mark.serial
+
 ROOT = Path(__file__).resolve().parents[2]
 VALUE = "X" * 290
 REFS = "&e;" * 340_000

@@ -17,6 +17,9 @@ from tests.fixtures import blog
 from tests.harness import RunningBot, ask, lumen_bot
 from tests.test_bot_buttons import press
 
+# Measures time or throughput across processes: run alone, not beside another worker.
+pytestmark = pytest.mark.serial
+
 GROUP, MEMBER, OTHER_CHAT = -1001, 88, 555
 ADMINS_ONLY = "Only this group's administrators can change its subscriptions and filters."
 

@@ -14,12 +14,6 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from trafilatura import bare_extraction
-from trafilatura.htmlprocessing import build_html_output
-from trafilatura.metadata import examine_meta
-from trafilatura.settings import Document
-from trafilatura.utils import load_html
-
 from bot.core.urls import url_problem
 
 NO_TEXT = "no article text found on the page"
@@ -53,6 +47,14 @@ def failed(reason: str) -> Article:
 
 def extract_article(page: bytes, url: str, title: str = "") -> Article:
     """The article on `page` (fetched from `url`), or an Article saying why there is none."""
+    # Imported on first use: trafilatura and its date libraries hold ~26 MB, which a bot
+    # without full-text feeds never needs.
+    from trafilatura import bare_extraction
+    from trafilatura.htmlprocessing import build_html_output
+    from trafilatura.metadata import examine_meta
+    from trafilatura.settings import Document
+    from trafilatura.utils import load_html
+
     try:
         tree = load_html(page)
         if tree is None:

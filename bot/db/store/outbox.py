@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import Connection, bindparam, func, insert, update
 from sqlmodel import Session, col, select
 
+from bot.core.article import Article as ArticleValue
 from bot.db.store.articles import articles_of
 from bot.db.store.statements import run, table
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Item, Subscription
@@ -207,19 +208,22 @@ def held_for(session: Session, *, chat_id: int, feed_id: int) -> list[HeldItem]:
         .order_by(col(Delivery.id))
     ).all()
     found = articles_of(session, item_ids=[item.id or 0 for _, item in rows])
-    return [
-        HeldItem(
-            delivery_id=delivery.id or 0,
-            item_id=item.id or 0,
-            title=item.title,
-            link=item.link,
-            categories=tuple(item.categories or ()),
-            updated=delivery.kind == "edited",
-            text=item.text,
-            html=found[item.id].html if item.id in found else "",
-        )
-        for delivery, item in rows
-    ]
+    return [_held(delivery, item, found) for delivery, item in rows]
+
+
+def _held(delivery: Delivery, item: Item, articles: dict[int, ArticleValue]) -> HeldItem:
+    """A held delivery with what a digest lists of its item (its article, for full text)."""
+    article = articles.get(item.id or 0)
+    return HeldItem(
+        delivery_id=delivery.id or 0,
+        item_id=item.id or 0,
+        title=item.title,
+        link=item.link,
+        categories=tuple(item.categories or ()),
+        updated=delivery.kind == "edited",
+        text=item.text,
+        html=article.html if article is not None else "",
+    )
 
 
 def mark_digested(session: Session, *, delivery_ids: list[int]) -> None:
@@ -258,20 +262,11 @@ def quiet_held(session: Session) -> list[QuietHeld]:
         .where(Delivery.status == DeliveryStatus.HELD, col(Subscription.digest).is_(None))
         .order_by(col(Delivery.id))
     ).all()
+    articles = articles_of(session, item_ids=[item.id or 0 for _, item, _ in rows])
     chats: dict[int, QuietHeld] = {}
     for delivery, item, chat in rows:
         found = chats.setdefault(chat.id, QuietHeld(chat.id, chat.quiet, chat.timezone, {}))
-        found.by_feed.setdefault(delivery.feed_id, []).append(
-            HeldItem(
-                delivery_id=delivery.id or 0,
-                item_id=item.id or 0,
-                title=item.title,
-                link=item.link,
-                categories=tuple(item.categories or ()),
-                updated=delivery.kind == "edited",
-                text=item.text,
-            )
-        )
+        found.by_feed.setdefault(delivery.feed_id, []).append(_held(delivery, item, articles))
     return list(chats.values())
 
 

@@ -86,7 +86,7 @@ def guarded(
     """The chat-feed fetcher; any port unless `ports` (the feed server's port is random)."""
     resolver = make_resolver({"localhost": ["127.0.0.1", "::1"], **(table or {})})
     return Fetcher(
-        FetchLimits(total_timeout=3),
+        FetchLimits(total_timeout=20),
         allow_private=False,
         resolver=resolver,
         network_backend=backend,
@@ -175,7 +175,7 @@ async def test_dns_rebinding_cannot_slip_between_check_and_connect(
         return next(answers)
 
     fetcher = Fetcher(
-        FetchLimits(total_timeout=3),
+        FetchLimits(total_timeout=20),
         resolver=rebinding,
         network_backend=backend,
         allowed_ports=None,
@@ -218,7 +218,7 @@ async def test_redirects_to_other_schemes_are_refused(
 
 async def test_operator_setting_allows_private_addresses(feeds: FeedServer) -> None:
     feeds.serve("/feed", blog.rss(blog.BEFORE_POSTS))
-    async with Fetcher(FetchLimits(total_timeout=3), allow_private=True) as fetcher:
+    async with Fetcher(FetchLimits(total_timeout=20), allow_private=True) as fetcher:
         result = await fetcher.fetch(feeds.url("/feed"), trusted=False)
     assert result.status == 200
 

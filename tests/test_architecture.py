@@ -129,3 +129,57 @@ def test_handlers_buttons_and_digests_never_query_tables() -> None:
                     node.module in ("sqlmodel", "sqlalchemy")
                     and names & {"select", "update", "delete", "insert"}
                 ), f"{path.name} builds queries"
+
+
+# Each bot module's layer; a module imports only its own layer and those below. The edges
+# next to storage (fetching, the model endpoint, settings, metrics) sit with the services that
+# use them; PTB is imported only in `bot/telegram/`; the CLI sits on top.
+LAYERS = ("core", "db", "services", "telegram", "cli")
+BELOW_SERVICES = {
+    "bot.clock": "db",
+    "bot.config": "db",
+    "bot.i18n": "db",
+    "bot.metrics": "db",
+    "bot.logs": "db",
+    "bot.netguard": "db",
+    "bot.fetch": "db",
+    "bot.model_api": "db",
+    "bot.runlock": "db",
+    "bot": "db",
+    "bot.runtime": "services",  # wiring: the engine, the guarded fetcher
+    "bot.health": "telegram",  # an outward edge beside Telegram's
+}
+
+
+def _layer(name: str) -> str:
+    parts = name.split(".")
+    if len(parts) > 1 and parts[1] in ("core", "db", "services", "telegram"):
+        return parts[1]
+    return BELOW_SERVICES.get(name, "cli")
+
+
+def test_layers_import_only_downwards() -> None:
+    """core < db < services < telegram < CLI (`__main__`, previews)."""
+    modules = _bot_modules()
+    for name, path in modules.items():
+        mine = LAYERS.index(_layer(name))
+        for target in _imports(path, modules):
+            theirs = LAYERS.index(_layer(target))
+            assert theirs <= mine, f"{name} ({LAYERS[mine]}) imports {target} ({LAYERS[theirs]})"
+
+
+def test_ptb_is_imported_only_by_the_telegram_edge_and_the_cli() -> None:
+    modules = _bot_modules()
+    for name, path in modules.items():
+        if _layer(name) in ("telegram", "cli"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            assert not any(n == "telegram" or n.startswith("telegram.") for n in names), (
+                f"{name} imports PTB"
+            )

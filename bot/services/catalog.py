@@ -203,8 +203,7 @@ class Catalog:
                 trusted=adder.trusted,
                 added_by=adder.added_by,
             )
-            (state,) = store.feed_snapshots(session, feed_id=feed.id)
-            return self.poller.apply(session, state, result, raw)
+            return self.poller.apply(session, feed.id, result, raw)
 
 
 @dataclass(frozen=True, slots=True)

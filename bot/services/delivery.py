@@ -1,13 +1,13 @@
-"""Delivery edge: send the outbox to Telegram, in order per chat, never losing a message.
+"""Delivery: walk the outbox to the chats, in order per chat, never losing a message.
 
 A delivery is marked sent only after Telegram confirms it, in its own transaction, so a crash
 repeats at most the messages in flight (one per concurrent chat; one with the default settings).
-Error policy, by PTB exception (specific ones first: BadRequest and TimedOut are NetworkErrors):
-- RetryAfter: that chat's queue waits as told (not an attempt); every other chat goes on;
-- ChatMigrated: move the chat to its new id, send there;
-- Forbidden: the bot was blocked or removed: deactivate the chat, cancel its pending messages;
-- BadRequest about entities: resend once as plain text; any other BadRequest: failed;
-- TimedOut / NetworkError / 5xx: retry with backoff. While Telegram accepts nothing from
+Error policy, by the edge's `Answer` (`bot/telegram/messenger.py` maps Telegram's errors to it):
+- WAIT (429): that chat's queue waits as told (not an attempt); every other chat goes on;
+- MOVED: move the chat to its new id, send there;
+- BLOCKED: the bot was blocked or removed: deactivate the chat, cancel its pending messages;
+- ENTITIES: resend once as plain text; REFUSED: failed;
+- UNREACHABLE (timeout, network error, 5xx): retry with backoff. While Telegram accepts nothing from
   anyone (an outage) no attempt is spent, however long it lasts; when it accepts other messages
   and not this one, the message fails after `delivery_max_attempts`.
 
@@ -23,27 +23,23 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from sqlalchemy import Engine
 from sqlmodel import Session
-from telegram import LinkPreviewOptions, ReplyParameters
-from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
-from telegram.ext import ExtBot
 
 from bot import metrics
 from bot.clock import Clock, utcnow
 from bot.core.render import to_plain
 from bot.db import store
 from bot.db.engine import transaction, writer
-from bot.db.tables import Delivery
+from bot.db.store import Queued
+from bot.services.messenger import Messenger, Outgoing, Reply
 from bot.services.retries import Retries
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_RETRY_AFTER = 3600.0
-NO_RETRY = {"retries": 0}  # the rate limiter leaves 429s to the policy below
 
 
 class Sent(StrEnum):
@@ -64,7 +60,7 @@ class Deliverer:
     def __init__(
         self,
         engine: Engine,
-        bot: ExtBot[Any],
+        messenger: Messenger,
         *,
         max_attempts: int = 8,
         concurrency: int = 1,
@@ -74,7 +70,6 @@ class Deliverer:
         clock: Clock = utcnow,
     ) -> None:
         self.engine = engine
-        self.bot = bot
         self.concurrency = concurrency
         self.lease = timedelta(seconds=lease_seconds)
         self.owner = owner
@@ -82,7 +77,7 @@ class Deliverer:
         self.clock = clock
         self.stopping = False
         self.sender = Sender(
-            engine, bot, max_attempts=max_attempts, retry_base=retry_base, clock=clock
+            engine, messenger, max_attempts=max_attempts, retry_base=retry_base, clock=clock
         )
 
     async def deliver_due(self) -> int:
@@ -90,7 +85,7 @@ class Deliverer:
         sent = 0
         gate = asyncio.Semaphore(self.concurrency)
 
-        async def drain(chat_id: int, queue: list[Delivery]) -> int:
+        async def drain(chat_id: int, queue: list[Queued]) -> int:
             async with gate:
                 return await self._drain_chat(chat_id, queue)
 
@@ -142,12 +137,12 @@ class Deliverer:
             log.warning("chat %s: delivery lease lost; leaving it to another worker", chat_id)
         return kept
 
-    def _queues(self, chat_ids: list[int]) -> dict[int, list[Delivery]]:
+    def _queues(self, chat_ids: list[int]) -> dict[int, list[Queued]]:
         """The claimed chats' pending messages, oldest first, read in one query."""
         with Session(self.engine, expire_on_commit=False) as session:
             return store.pending_by_chat(session, chat_ids=chat_ids)
 
-    async def _drain_chat(self, chat_id: int, queue: list[Delivery]) -> int:
+    async def _drain_chat(self, chat_id: int, queue: list[Queued]) -> int:
         """Send the chat's messages in order; stop at the first that must wait."""
         sent = 0
         index = 0
@@ -182,89 +177,84 @@ class Deliverer:
         return await asyncio.to_thread(run)
 
 
-def preview_options(delivery: Delivery) -> LinkPreviewOptions:
-    """The post's image, large, above the text; else Telegram's card of the post's page (its
-    title link comes first) unless the chat turned previews off; else none."""
-    if delivery.image_url:
-        return LinkPreviewOptions(
-            url=delivery.image_url, prefer_large_media=True, show_above_text=True
-        )
-    return LinkPreviewOptions(is_disabled=not delivery.preview)
-
-
 class Sender:
     """One attempt at one message, and what each Telegram answer means (the policy above)."""
 
     def __init__(
         self,
         engine: Engine,
-        bot: ExtBot[Any],
+        messenger: Messenger,
         *,
         max_attempts: int,
         retry_base: float,
         clock: Clock,
     ) -> None:
         self.engine = engine
-        self.bot = bot
+        self.messenger = messenger
         self.retries = Retries(max_attempts, retry_base, clock)
         self.clock = clock
         # Sent, but the database refused to record it: never sent again, only marked again
         # (delivery id → Telegram's message id).
         self.unmarked: dict[int, int | None] = {}
 
-    async def send(self, delivery: Delivery, *, plain: bool = False) -> Sent:
+    async def send(self, delivery: Queued, *, plain: bool = False) -> Sent:
         """One attempt at one message."""
         assert delivery.id is not None
         reply_to = await self._original(delivery)
-        try:
-            message = await self.bot.send_message(
-                chat_id=delivery.chat_id,
-                text=to_plain(delivery.text) if plain else delivery.text,
-                parse_mode=None if plain else ParseMode.HTML,
-                link_preview_options=preview_options(delivery),
-                message_thread_id=delivery.thread_id,
-                disable_notification=delivery.silent,
-                reply_parameters=reply_to,
-                rate_limit_args=NO_RETRY,
+        answer = await self.messenger.send(
+            Outgoing(
+                delivery.chat_id,
+                to_plain(delivery.text) if plain else delivery.text,
+                html=not plain,
+                preview=delivery.preview,
+                image_url=delivery.image_url,
+                thread_id=delivery.thread_id,
+                silent=delivery.silent,
+                reply_to=reply_to,
             )
-        except RetryAfter as exc:
-            wait = min(_seconds(exc.retry_after), MAX_RETRY_AFTER)
+        )
+        reply = answer.reply
+        if reply is Reply.WAIT:
+            wait = min(answer.wait_seconds, MAX_RETRY_AFTER)
             log.warning("chat %s: Telegram asked to wait %.0f s (429)", delivery.chat_id, wait)
             until = self.clock() + timedelta(seconds=wait)
             await self._db(
                 lambda s: store.hold_delivery(s, delivery_id=delivery.id or 0, until=until)
             )
             return Sent.STOP  # this chat waits; the others go on
-        except ChatMigrated as exc:
-            new_id = int(exc.new_chat_id)
+        if reply is Reply.MOVED and answer.new_chat_id is not None:
+            new_id = answer.new_chat_id
             log.info("chat %s migrated to %s; moving its subscriptions", delivery.chat_id, new_id)
             await self._db(lambda s: store.migrate_chat(s, old_id=delivery.chat_id, new_id=new_id))
-            delivery.chat_id = new_id
             return Sent.MOVED
-        except Forbidden as exc:
-            log.warning("chat %s: deactivated (%s)", delivery.chat_id, exc.message)
+        if reply is Reply.BLOCKED:
+            log.warning("chat %s: deactivated (%s)", delivery.chat_id, answer.error)
             await self._db(
                 lambda s: store.set_chat_active(s, chat_id=delivery.chat_id, active=False)
             )
             return Sent.STOP
-        except BadRequest as exc:
-            if not plain and "entit" in exc.message.lower():
-                log.warning("delivery %s: HTML refused (%s); resending as text", delivery.id, exc)
-                return await self.send(delivery, plain=True)
-            log.warning("delivery %s to chat %s failed: %s", delivery.id, delivery.chat_id, exc)
-            error = exc.message
+        if reply is Reply.ENTITIES and not plain:
+            log.warning(
+                "delivery %s: HTML refused (%s); resending as text", delivery.id, answer.error
+            )
+            return await self.send(delivery, plain=True)
+        if reply in (Reply.ENTITIES, Reply.REFUSED):
+            log.warning(
+                "delivery %s to chat %s failed: %s", delivery.id, delivery.chat_id, answer.error
+            )
+            error = answer.error
             await self._db(
                 lambda s: store.mark_failed(s, delivery_id=delivery.id or 0, error=error)
             )
             return Sent.NEXT
-        except NetworkError as exc:  # includes TimedOut and 5xx answers
-            return await self._network_failure(delivery, exc.message)
+        if reply is not Reply.ACCEPTED:  # unreachable
+            return await self._network_failure(delivery, answer.error)
         self.retries.accepted(delivery.id)
-        return await self.record_sent(delivery, message.message_id)
+        return await self.record_sent(delivery, answer.message_id)
 
-    async def _network_failure(self, delivery: Delivery, error: str) -> Sent:
+    async def _network_failure(self, delivery: Queued, error: str) -> Sent:
         """Telegram or the network failed: `Retries` says when again and whether it counts."""
-        retry = await self.retries.after_failure(delivery, error, self._telegram_answers)
+        retry = await self.retries.after_failure(delivery, error, self.messenger.answers)
         await self._db(
             lambda s: store.mark_retry(
                 s,
@@ -277,15 +267,7 @@ class Sender:
         )
         return Sent.NEXT if retry.give_up else Sent.STOP
 
-    async def _telegram_answers(self) -> bool:
-        """Does Telegram answer at all? One cheap call (no message, no rate limit)."""
-        try:
-            await self.bot.get_me(read_timeout=5.0, connect_timeout=5.0)
-        except Exception:
-            return False
-        return True
-
-    async def _original(self, delivery: Delivery) -> ReplyParameters | None:
+    async def _original(self, delivery: Queued) -> int | None:
         """For an edit: the chat's first message about the item, replied to if still there."""
         item_id = delivery.item_id
         if delivery.kind != "edited" or item_id is None:
@@ -294,11 +276,9 @@ class Sender:
         found = await self._db(
             lambda s: store.original_message_id(s, chat_id=chat_id, item_id=item_id)
         )
-        if found is None:
-            return None
-        return ReplyParameters(message_id=found, allow_sending_without_reply=True)
+        return found
 
-    async def record_sent(self, delivery: Delivery, message_id: int | None = None) -> Sent:
+    async def record_sent(self, delivery: Queued, message_id: int | None = None) -> Sent:
         """Mark a message Telegram accepted. If the database refuses, remember it here and leave
         the chat: it is not sent again, only marked once the database answers."""
         assert delivery.id is not None
@@ -335,7 +315,3 @@ class Sender:
                 return work(session)
 
         return await asyncio.to_thread(run)
-
-
-def _seconds(value: float | timedelta) -> float:
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)

@@ -34,7 +34,6 @@ FLOOD = "list"  # the kind of a flood guard's one message listing a poll's new p
 
 def plan_changes(
     changes: Iterable[Change],
-    item_ids: Mapping[str, int],
     audience: Iterable[Audience],
     feed: FeedInfo,
     feed_id: int,
@@ -47,7 +46,8 @@ def plan_changes(
     Flood guard: a chat that would get more than `max_new` new posts from this one poll gets
     one message listing them instead (its edits still come one by one). `written`: what the
     operator's language model wrote for new posts (by key), for the chats that asked. A chat
-    in its quiet hours at `now` gets them held until the window ends."""
+    in its quiet hours at `now` gets them held until the window ends. The rows name their
+    posts by key (`OutboxRow.item_key`): storage writes the posts and the rows together."""
     readers = [_quieted(r, now) for r in audience]
     changes = list(changes)
     written = written or {}
@@ -70,7 +70,7 @@ def plan_changes(
             ]
             if len(fresh) > max_new and not reader.digest:
                 flooded.add(reader.chat_id)
-                rows += _flood_rows(reader, fresh, item_ids, feed, feed_id)
+                rows += _flood_rows(reader, fresh, feed, feed_id)
     for change in changes:
         # Rendered once per language, zone, format and model text, not once per chat.
         rendered: dict[tuple[str | None, str, str, ModelText | None], str] = {}
@@ -91,8 +91,17 @@ def plan_changes(
                     form=reader.message_format,
                     model=model,
                 )
-            item_id = item_ids[change.item.key]
-            rows.append(_row(reader, feed_id, item_id, change.kind, text, image=change.item.image))
+            rows.append(
+                _row(
+                    reader,
+                    feed_id,
+                    None,
+                    change.kind,
+                    text,
+                    image=change.item.image,
+                    item_key=change.item.key,
+                )
+            )
     return rows
 
 
@@ -107,7 +116,6 @@ def _quieted(reader: Audience, now: datetime | None) -> Audience:
 def _flood_rows(
     reader: Audience,
     fresh: list[Change],
-    item_ids: Mapping[str, int],
     feed: FeedInfo,
     feed_id: int,
 ) -> list[OutboxRow]:
@@ -116,7 +124,8 @@ def _flood_rows(
         OutboxRow(
             chat_id=reader.chat_id,
             feed_id=feed_id,
-            item_id=item_ids[fresh[-1].item.key],
+            item_id=None,
+            item_key=fresh[-1].item.key,
             kind=FLOOD,
             text=text,
             preview=False,
@@ -185,17 +194,19 @@ def plan_digest(held: list[HeldItem], reader: Audience, feed_title: str) -> list
 def _row(
     reader: Audience,
     feed_id: int,
-    item_id: int,
+    item_id: int | None,
     kind: ChangeKind,
     text: str,
     *,
     held: bool | None = None,
     image: str | None = None,
+    item_key: str | None = None,
 ) -> OutboxRow:
     return OutboxRow(
         chat_id=reader.chat_id,
         feed_id=feed_id,
         item_id=item_id,
+        item_key=item_key,
         kind=kind.value,
         text=text,
         # A post without an image of its own gets Telegram's card of its page (issue 25):

@@ -202,12 +202,9 @@ class Poller:
         raw: RawFeed | NotAFeed | None = None,
         extras: Extras | None = None,
     ) -> PollOutcome:
-        """Decide again on the feed's current row, then store it all in one transaction."""
+        """Plan on the feed's current row and store it all in one transaction."""
         with Session(writer(self.engine), expire_on_commit=False) as session:
-            found = store.feed_snapshots(session, feed_id=feed_id)
-            if not found:
-                return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
-            outcome = self.apply(session, found[0], result, raw, extras)
+            outcome = self.apply(session, feed_id, result, raw, extras)
             if dry_run:
                 session.rollback()
             else:
@@ -217,15 +214,15 @@ class Poller:
     def apply(
         self,
         session: Session,
-        feed: FeedState,
+        feed_id: int,
         result: FetchResult | str,
         raw: RawFeed | NotAFeed | None = None,
         extras: Extras | None = None,
     ) -> PollOutcome:
-        """decide → (parse → detect → store items and outbox) → write the feed's intent.
+        """read → plan → enqueue → write, in the caller's transaction (`poll_result.py`).
         `raw`: the body already parsed (in the parsing pool), or why it is not a feed;
         `extras`: pages and model texts for new posts' messages."""
-        return apply_result(session, feed, result, self.clock(), self.settings, raw, extras)
+        return apply_result(session, feed_id, result, self.clock(), self.settings, raw, extras)
 
 
 def record_quiet(

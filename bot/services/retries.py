@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.clock import Clock
-from bot.db.tables import Delivery
+from bot.db.store import Queued
 
 log = logging.getLogger("bot.services.delivery")
 PROBE_SECONDS = 10.0  # how long one answer (or silence) of getMe stands for Telegram's state
@@ -48,7 +48,7 @@ class Retries:
         self._waits.pop(delivery_id, None)
 
     async def after_failure(
-        self, delivery: Delivery, error: str, answers: Callable[[], Awaitable[bool]]
+        self, delivery: Queued, error: str, answers: Callable[[], Awaitable[bool]]
     ) -> Retry:
         key = delivery.id or 0
         before = self._failed_at.get(key)

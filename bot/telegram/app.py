@@ -37,6 +37,7 @@ from bot.telegram.commands import adding, channels, membership, operators, start
 from bot.telegram.context import Context, load_managed, throttle
 from bot.telegram.guard import ChatOrderedProcessor, Guard
 from bot.telegram.loops import start_background
+from bot.telegram.messenger import TelegramMessenger
 from bot.telegram.services import KEY, Services
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ def build_application(
     )
     svc.deliverer = Deliverer(
         engine,
-        application.bot,
+        TelegramMessenger(application.bot),
         max_attempts=settings.delivery_max_attempts,
         concurrency=settings.delivery_concurrency,
         retry_base=settings.delivery_retry_seconds,

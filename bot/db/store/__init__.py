@@ -1,9 +1,10 @@
 """Storage, split by domain (as in lemon24/reader's `_storage`): keyword-only functions that take
 a session and never commit (the caller owns the transaction: one per feed poll, one per
-command), returning value objects, never ORM rows.
+command), returning value objects (core types or the small ones defined here), never ORM rows.
 
 - `feeds`: the catalog of feeds and each feed's poll state
 - `items`: what feeds published; per-feed category counts
+- `polls`: one poll of one feed: read what its plan needs, execute the plan
 - `articles`: what full-text feeds' post pages gave
 - `modeltexts`: what the operator's language model wrote, and who asks for it
 - `chats`: chats and their own settings
@@ -64,12 +65,13 @@ from bot.db.store.feeds import (
 from bot.db.store.items import (
     category_counts,
     identity_candidates,
+    item_ids,
     latest_items,
     newest_stored,
     prune_items,
     rekey_items,
-    save_items,
     stored_items,
+    write_items,
 )
 from bot.db.store.leases import (
     claim_chats,
@@ -89,6 +91,7 @@ from bot.db.store.modeltexts import (
 from bot.db.store.outbox import (
     HeldItem,
     OutboxRow,
+    Queued,
     QuietHeld,
     cancel_queued,
     delivered_item_ids,
@@ -106,6 +109,7 @@ from bot.db.store.outbox import (
     quiet_held,
     release_held,
 )
+from bot.db.store.polls import read_poll, write_poll
 from bot.db.store.state import get_state, set_state
 from bot.db.store.subscriptions import (
     DigestSubscription,
@@ -137,6 +141,7 @@ __all__ = [
     "FeedView",
     "HeldItem",
     "OutboxRow",
+    "Queued",
     "QuietHeld",
     "add_feed",
     "all_feeds",
@@ -171,6 +176,7 @@ __all__ = [
     "hold_delivery",
     "identity_candidates",
     "is_paused",
+    "item_ids",
     "known_keys",
     "latest_items",
     "list_feeds",
@@ -191,6 +197,7 @@ __all__ = [
     "prune_items",
     "prune_model_texts",
     "quiet_held",
+    "read_poll",
     "rekey_items",
     "release_chats",
     "release_held",
@@ -200,7 +207,6 @@ __all__ = [
     "renew_chat",
     "reserve",
     "save_articles",
-    "save_items",
     "save_model_texts",
     "set_chat_active",
     "set_chat_rules",
@@ -229,4 +235,6 @@ __all__ = [
     "toggle_preview",
     "unsubscribe",
     "upsert_chat",
+    "write_items",
+    "write_poll",
 ]

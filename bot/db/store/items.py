@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -12,8 +12,8 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.fulltext import with_article
-from bot.core.identity import identity_of
-from bot.core.model import Detection, Identity, ParsedFeed, ParsedItem, StoredItem
+from bot.core.model import Identity, ParsedItem, StoredItem
+from bot.core.plan import ItemWrite, WriteKind
 from bot.core.text import FINGERPRINT_VERSION
 from bot.db.store.articles import articles_of
 from bot.db.store.statements import columns, run, table
@@ -144,70 +144,23 @@ def rekey_items(session: Session, *, feed_id: int, moves: Sequence[tuple[str, st
         )
 
 
-def save_items(
-    session: Session,
-    *,
-    feed_id: int,
-    parsed: ParsedFeed,
-    detection: Detection,
-    stored: Mapping[str, StoredItem],
-    now: datetime,
-) -> dict[str, int]:
-    """Insert new items, rewrite edited and re-baselined ones, touch unchanged ones; return the
-    changed items' ids. Core statements, not ORM objects: most items of a poll only need
-    `last_seen_at`."""
-    changed = {change.item.key for change in detection.changes}
+def write_items(
+    session: Session, *, feed_id: int, writes: Sequence[ItemWrite], now: datetime
+) -> None:
+    """Execute a poll plan's item writes (`core/plan.py` decided each one's kind). Core
+    statements, not ORM objects: most items of a poll only need `last_seen_at`."""
     fresh: list[dict[str, object]] = []
     seen: list[str] = []
     tally: Counter[str] = Counter()
     spelling: dict[str, str] = {}
-    edited = [key for key in changed if key in stored]
+    edited = [w.item.key for w in writes if w.kind is WriteKind.EDIT]
     if edited:  # an edit may change an item's categories: take its old ones out of the count
         _tally(tally, spelling, _categories_of(session, feed_id, edited), -1)
-    for item in parsed.items:
-        old = stored.get(item.key)
-        ident = (
-            old.identity  # unchanged parts, unchanged identity (computing it is not free)
-            if old is not None
-            and old.identity is not None
-            and (old.link, old.title, old.published) == (item.link, item.title, item.published)
-            else identity_of(item.key, item.link, item.title, item.published)
-        )
-        values: dict[str, object] = {
-            "link": item.link,
-            "title": item.title,
-            "author": item.author,
-            "published_at": item.published,
-            "categories": list(item.categories),
-            "text": item.text,
-            "fingerprint": item.fingerprint,
-            "fingerprint_version": FINGERPRINT_VERSION,
-            "content_hash": item.content_hash,
-            "image": item.image,
-            "canon_key": ident.canon_key,
-            "canon_link": ident.canon_link,
-            "canon_title": ident.canon_title,
-            "full": item.full,
-            "excerpt_hash": item.excerpt_hash,
-            "last_changed_at": now,
-            "last_seen_at": now,
-        }
-        if item.key in detection.places:
-            values["volatile"] = list(detection.places[item.key])
-        if old is None:
-            fresh.append({"feed_id": feed_id, "key": item.key, "first_seen_at": now, **values})
-            _tally(tally, spelling, [item.categories], +1)
-            continue
-        where = {"b_feed": feed_id, "b_key": item.key}
-        if item.key in changed:
-            run(session, _UPDATE_ITEM, {**values, **where})
-            _tally(tally, spelling, [item.categories], +1)
-        elif item.key in detection.absorbed or old.identity != ident:  # (None if re-keyed)
-            # Not an edit worth telling (counters, template, excerpt switch, fingerprint
-            # version), or re-keyed: the row takes the new text and identity silently.
-            values.pop("last_changed_at")
-            run(session, _UPDATE_ITEM, {**values, **where})
-        elif old.content_hash != item.content_hash:  # markup moved, text did not
+    for write in writes:
+        item, where = write.item, {"b_feed": feed_id, "b_key": write.item.key}
+        if write.kind is WriteKind.SEEN:
+            seen.append(item.key)
+        elif write.kind is WriteKind.MARKUP:
             markup = {
                 "content_hash": item.content_hash,
                 "image": item.image,
@@ -217,16 +170,56 @@ def save_items(
             }
             run(session, _UPDATE_ITEM, {**markup, **where})
         else:
-            seen.append(item.key)
+            values = _values(write, now)
+            if write.kind is WriteKind.INSERT:
+                fresh.append({"feed_id": feed_id, "key": item.key, "first_seen_at": now, **values})
+                _tally(tally, spelling, [item.categories], +1)
+            elif write.kind is WriteKind.EDIT:
+                run(session, _UPDATE_ITEM, {**values, **where})
+                _tally(tally, spelling, [item.categories], +1)
+            else:  # REWRITE: the row takes the new text and identity silently
+                values.pop("last_changed_at")
+                run(session, _UPDATE_ITEM, {**values, **where})
     for start in range(0, len(seen), 500):
         chunk = seen[start : start + 500]
         run(session, _TOUCH_ITEMS, {"b_feed": feed_id, "b_keys": chunk, "b_now": now})
     if fresh:
         run(session, _INSERT_ITEMS, fresh)
     _count_categories(session, feed_id, tally, spelling)
-    if not changed:
+
+
+def _values(write: ItemWrite, now: datetime) -> dict[str, object]:
+    item, ident = write.item, write.identity
+    values: dict[str, object] = {
+        "link": item.link,
+        "title": item.title,
+        "author": item.author,
+        "published_at": item.published,
+        "categories": list(item.categories),
+        "text": item.text,
+        "fingerprint": item.fingerprint,
+        "fingerprint_version": FINGERPRINT_VERSION,
+        "content_hash": item.content_hash,
+        "image": item.image,
+        "canon_key": ident.canon_key,
+        "canon_link": ident.canon_link,
+        "canon_title": ident.canon_title,
+        "full": item.full,
+        "excerpt_hash": item.excerpt_hash,
+        "last_changed_at": now,
+        "last_seen_at": now,
+    }
+    if write.volatile is not None:
+        values["volatile"] = list(write.volatile)
+    return values
+
+
+def item_ids(session: Session, *, feed_id: int, keys: Iterable[str]) -> dict[str, int]:
+    """Row ids of the feed's items by key."""
+    wanted = sorted(set(keys))
+    if not wanted:
         return {}
-    rows = run(session, _ITEM_IDS, {"b_feed": feed_id, "b_keys": sorted(changed)})
+    rows = run(session, _ITEM_IDS, {"b_feed": feed_id, "b_keys": wanted})
     return {row.key: row.id for row in rows if row.id is not None}
 
 

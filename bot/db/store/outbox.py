@@ -22,7 +22,7 @@ class OutboxRow:
 
     chat_id: int
     feed_id: int
-    item_id: int | None  # None: an operator alert about the feed
+    item_id: int | None  # None: an operator alert, or a post of the poll being written
     kind: str
     text: str
     preview: bool = False
@@ -30,6 +30,8 @@ class OutboxRow:
     image_url: str | None = None
     thread_id: int | None = None
     held: bool = False  # kept for the subscription's digest
+    # A post of the poll being written, named by its key: `write_poll` gives it its id.
+    item_key: str | None = None
 
 
 _INSERT_DELIVERIES = insert(table(Delivery))  # built once: every changed feed's poll runs it
@@ -81,16 +83,47 @@ def delivered_item_ids(session: Session, *, chat_id: int, item_ids: list[int]) -
     return {item_id for item_id in rows if item_id is not None}
 
 
-def pending_by_chat(session: Session, *, chat_ids: list[int]) -> dict[int, list[Delivery]]:
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A pending message as delivery walks it (a value: the queue is changed through storage
+    calls, never by mutating rows)."""
+
+    id: int
+    chat_id: int
+    item_id: int | None
+    kind: str
+    text: str
+    preview: bool
+    silent: bool
+    image_url: str | None
+    thread_id: int | None
+    next_attempt_at: datetime
+    attempts: int
+
+
+def pending_by_chat(session: Session, *, chat_ids: list[int]) -> dict[int, list[Queued]]:
     """Pending deliveries of these chats, each chat's oldest first."""
     rows = session.exec(
         select(Delivery)
         .where(col(Delivery.chat_id).in_(chat_ids), Delivery.status == DeliveryStatus.PENDING)
         .order_by(col(Delivery.id))
     ).all()
-    queues: dict[int, list[Delivery]] = {}
-    for delivery in rows:
-        queues.setdefault(delivery.chat_id, []).append(delivery)
+    queues: dict[int, list[Queued]] = {}
+    for d in rows:
+        queued = Queued(
+            d.id or 0,
+            d.chat_id,
+            d.item_id,
+            d.kind,
+            d.text,
+            d.preview,
+            d.silent,
+            d.image_url,
+            d.thread_id,
+            d.next_attempt_at,
+            d.attempts,
+        )
+        queues.setdefault(d.chat_id, []).append(queued)
     return queues
 
 

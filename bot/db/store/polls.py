@@ -1,0 +1,98 @@
+"""One poll of one feed, for storage: everything the plan needs read in one call, and the plan
+executed in one call (`core/plan.py` decides; nothing here does)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from sqlmodel import Session
+
+from bot.core.identity import identity_of
+from bot.core.model import RawEntry
+from bot.core.plan import Known, PollPlan
+from bot.db.store.articles import save_articles
+from bot.db.store.feeds import apply_intent, feed_snapshots
+from bot.db.store.items import (
+    identity_candidates,
+    item_ids,
+    newest_stored,
+    prune_items,
+    rekey_items,
+    stored_items,
+    write_items,
+)
+from bot.db.store.modeltexts import prune_model_texts
+from bot.db.store.outbox import OutboxRow, enqueue
+from bot.db.store.subscriptions import feed_audience
+
+
+def read_poll(session: Session, *, feed_id: int, entries: Sequence[RawEntry] = ()) -> Known | None:
+    """The feed's row and what is stored about the document's `entries` (None: the feed was
+    removed). Candidates for re-keying are looked up only for unseen entries of a feed past
+    its baseline, the feed's newest item only when none of the document's keys is stored."""
+    found = feed_snapshots(session, feed_id=feed_id)
+    if not found:
+        return None
+    feed = found[0]
+    if not entries:
+        return Known(feed, audience=feed_audience(session, feed_id=feed_id))
+    stored = stored_items(session, feed_id=feed_id, keys=[e.key for e in entries])
+    unseen = [e for e in entries if e.key not in stored]
+    candidates = []
+    if feed.baseline_done and unseen:
+        candidates = identity_candidates(
+            session,
+            feed_id=feed_id,
+            identities=[identity_of(e.key, e.link, e.title, e.published) for e in unseen],
+            present=[e.key for e in entries],
+        )
+    has_stored, newest = bool(stored), None
+    if feed.baseline_done and not stored:
+        has_stored, newest = newest_stored(session, feed_id=feed_id)
+    return Known(
+        feed,
+        stored,
+        candidates,
+        has_stored,
+        newest,
+        audience=feed_audience(session, feed_id=feed_id),
+    )
+
+
+def write_poll(session: Session, *, plan: PollPlan, rows: Sequence[OutboxRow] = ()) -> None:
+    """Execute the plan in the caller's transaction: re-keys, item rows, articles, the
+    messages (`rows` about this poll's posts name them by `item_key`: their ids exist only
+    now), pruning, and the feed row last (which releases its lease)."""
+    feed_id, now = plan.feed.id, plan.intent.checked_at
+    if plan.rekeys:
+        rekey_items(session, feed_id=feed_id, moves=[(r.old_key, r.new_key) for r in plan.rekeys])
+    if plan.writes:
+        write_items(session, feed_id=feed_id, writes=plan.writes, now=now)
+    if plan.articles:
+        save_articles(session, feed_id=feed_id, articles=plan.articles, now=now)
+    if rows:
+        ids = item_ids(session, feed_id=feed_id, keys=[r.item_key for r in rows if r.item_key])
+        enqueue(
+            session,
+            rows=[replace(r, item_id=ids[r.item_key]) if r.item_key else r for r in rows],
+        )
+    if plan.prune_texts is not None:
+        prune_model_texts(session, feed_id=feed_id, before=plan.prune_texts)
+    if plan.prune is not None:
+        prune_items(
+            session,
+            feed_id=feed_id,
+            unseen_since=plan.prune.unseen_since,
+            keep=plan.prune.keep,
+            seen_at=plan.prune.seen_at,
+        )
+    apply_intent(
+        session,
+        feed_id=feed_id,
+        intent=plan.intent,
+        title=plan.title,
+        alert=plan.alert,
+        churn_polls=plan.churn.polls if plan.churn is not None else None,
+        excerpt_only=plan.excerpt_only,
+    )

@@ -93,7 +93,7 @@ async def lumen_bot(
         yield running
 
 
-async def ask(api: FakeBotApi, text: str, chat_id: int = PRIVATE_CHAT, **kwargs: object) -> str:
+async def ask(api: FakeBotApi, text: str, chat_id: int = PRIVATE_CHAT, **kwargs: Any) -> str:
     """Send a command and return the bot's reply (checked to be valid Telegram HTML)."""
     before = len(api.texts(chat_id))
     api.push_command(
@@ -101,7 +101,7 @@ async def ask(api: FakeBotApi, text: str, chat_id: int = PRIVATE_CHAT, **kwargs:
         chat_id=chat_id,
         user_id=kwargs.pop("user_id", chat_id if chat_id > 0 else GROUP_ADMIN),
         **kwargs,
-    )  # type: ignore[arg-type]
+    )
     replies = await api.wait_replies(chat_id, before + 1)
     reply = replies[before]
     assert_valid_telegram_html(reply)

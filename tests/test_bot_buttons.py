@@ -29,7 +29,8 @@ async def bot(db_url: str, bot_api: FakeBotApi, feeds: FeedServer) -> AsyncItera
 def keyboard(api: FakeBotApi, chat_id: int) -> list[list[dict[str, Any]]]:
     with api.lock:
         sent = [s for s in api.sent if s.chat_id == chat_id and "reply_markup" in s.params]
-    return sent[-1].params["reply_markup"]["inline_keyboard"]
+    rows: list[list[dict[str, Any]]] = sent[-1].params["reply_markup"]["inline_keyboard"]
+    return rows
 
 
 async def press(

@@ -68,7 +68,7 @@ def test_every_catalog_covers_every_message_id(language: str) -> None:
         if not message.id:
             continue
         assert not message.fuzzy, message.id
-        forms = message.string if isinstance(message.string, tuple) else (message.string,)
+        forms = _forms(message.string)
         assert len(forms) == (catalog.num_plurals if message.pluralizable else 1), message.id
         assert all(form.strip() for form in forms), f"empty translation of {message.id!r}"
 
@@ -79,8 +79,8 @@ def test_translations_keep_placeholders_and_markup(language: str) -> None:
     for message in load(language):
         if not message.id:
             continue
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
-        forms = message.string if isinstance(message.string, tuple) else (message.string,)
+        ids = _forms(message.id)
+        forms = _forms(message.string)
         fields = set(_FIELD.findall(ids[-1]))
         tags = Counter(_TAG.findall(ids[-1]))
         for index, form in enumerate(forms):
@@ -190,3 +190,9 @@ def test_digest_and_summary_are_different_words() -> None:
     assert "不像" not in zh.gettext("That file is too large for an OPML list (1 MB at most).")
     es = translator("es")
     assert "debe tener el formato" in es.gettext("the time is HH:MM, e.g. 08:30")
+
+
+def _forms(string: object) -> tuple[str, ...]:
+    """A catalog entry's translations: one, or one per plural form."""
+    forms = string if isinstance(string, tuple | list) else (string,)
+    return tuple(str(form or "") for form in forms)

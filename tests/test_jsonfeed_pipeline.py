@@ -17,7 +17,7 @@ from bot.services.polling import Poller
 from tests.conftest import make_settings
 from tests.fakes.feed_server import FeedServer
 
-POSTS = [
+POSTS: list[dict[str, object]] = [
     {
         "id": "https://ines.example/allocator",
         "title": "Notes on the allocator",
@@ -49,7 +49,7 @@ async def test_a_json_feed_is_added_then_polled_for_new_and_edited_items(
         url = feeds.serve("/feed.json", document(POSTS), content_type="application/feed+json")
         added = await Catalog(poller).add_feed(url, slug="ines", trusted=True)
         assert (added.outcome, added.feed_title, added.items) == ("baseline", "Ines Park", 2)
-        newer = {
+        newer: dict[str, object] = {
             "id": "https://ines.example/talk",
             "title": "Slides from the scheduler talk",
             "content_html": "<p>Slides are up.</p>",

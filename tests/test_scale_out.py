@@ -81,7 +81,7 @@ async def test_three_workers_and_a_run_share_the_work_exactly(
                 assert feed_id is not None
                 store.subscribe(session, chat_id=chat_id, feed_id=feed_id)
                 expected.add((chat_id, feed_title(n)))
-        session.exec(update(Feed).values(next_check_at=datetime.now(UTC)))  # type: ignore[call-overload]
+        session.exec(update(Feed).values(next_check_at=datetime.now(UTC)))
     for n in range(FEEDS):
         feeds.serve(f"/f{n}/", blog.rss((blog.LISBON, *blog.BEFORE_POSTS), title=feed_title(n)))
     assert len(expected) == CHATS * PER_CHAT

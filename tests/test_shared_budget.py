@@ -70,7 +70,7 @@ async def prepare(pg: str, feeds: FeedServer) -> set[tuple[int, str]]:
                 n = (index + k * 2) % FEEDS
                 store.subscribe(session, chat_id=chat_id, feed_id=ids[f"f{n}"])
                 expected.add((chat_id, title(n)))
-        session.exec(update(Feed).values(next_check_at=datetime.now(UTC)))  # type: ignore[call-overload]
+        session.exec(update(Feed).values(next_check_at=datetime.now(UTC)))
     engine.dispose()
     for n in range(FEEDS):
         feeds.serve(f"/f{n}/", blog.rss((blog.LISBON, *blog.BEFORE_POSTS), title=title(n)))

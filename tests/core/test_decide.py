@@ -39,7 +39,7 @@ def state(**changes: object) -> FeedState:
     return FeedState(**values)  # type: ignore[arg-type]
 
 
-def ok(body: bytes = BODY, **headers: str) -> FetchResult:
+def ok(body: bytes = BODY, /, **headers: str) -> FetchResult:
     return FetchResult(200, "https://quillon.example/feed/", body=body, headers=headers)
 
 

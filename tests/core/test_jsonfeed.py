@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 
 import pytest
@@ -23,7 +23,7 @@ def feed(*items: object, **top: object) -> bytes:
     return json.dumps({"version": V11, "title": "Ines", "items": list(items), **top}).encode()
 
 
-def one(item: dict[str, object], **top: object) -> RawEntry:
+def one(item: Mapping[str, object], **top: object) -> RawEntry:
     (entry,) = read_json_feed(feed({"id": "i", **item}, **top)).entries
     return entry
 

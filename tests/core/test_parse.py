@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from bot.core.entries import NotAFeed
-from bot.core.parse import parse_feed, safe_link
+from bot.core.parse import parse_feed
+from bot.core.urls import safe_link
 from tests.fixtures import blog
 
 

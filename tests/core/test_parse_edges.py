@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -255,7 +256,7 @@ def test_a_declared_entitys_references_leave_no_text_and_html_names_stay() -> No
 def test_raw_entries_default_to_full_text_without_an_excerpt() -> None:
     from bot.core.entries import raw_entry
 
-    def entry(**summary: str) -> RawEntry:
+    def entry(**summary: Any) -> RawEntry:
         return raw_entry(
             key="k",
             title="t",

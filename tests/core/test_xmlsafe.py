@@ -64,7 +64,7 @@ def test_a_plain_document_parses() -> None:
 
 
 def test_the_driver_entry_point_passes_its_arguments_on() -> None:
-    assert create_parser(1)._namespaces == 1
+    assert create_parser(1)._namespaces == 1  # type: ignore[attr-defined]
     assert create_parser(forbid_dtd=True).forbid_dtd is True
 
 

@@ -36,11 +36,23 @@ def feeds(engine: Engine) -> list[int]:
     return ids
 
 
-def claim(engine: Engine, owner: str, now: datetime = NOW, **kwargs: object) -> list[FeedState]:
+def claim(
+    engine: Engine,
+    owner: str,
+    now: datetime = NOW,
+    *,
+    limit: int | None = 1000,
+    due_only: bool = True,
+) -> list[FeedState]:
     with transaction(engine) as session:
         return store.claim_feeds(
-            session, now=now, owner=owner, lease_until=now + timedelta(minutes=2), **kwargs
-        )  # type: ignore[arg-type]
+            session,
+            now=now,
+            owner=owner,
+            lease_until=now + timedelta(minutes=2),
+            limit=limit,
+            due_only=due_only,
+        )
 
 
 def test_a_claimed_feed_is_nobody_elses_until_its_lease_ends(

@@ -562,7 +562,7 @@ async def _params(request: web.Request) -> dict[str, Any]:
     form = await request.post()
     params: dict[str, Any] = {}
     for key, value in form.items():
-        if not isinstance(value, str):  # an uploaded file: keep its name and bytes
+        if isinstance(value, web.FileField):  # an uploaded file: keep its name and bytes
             params[key] = {"filename": value.filename, "content": value.file.read()}
             continue
         if key in _RAW_STRING_PARAMS:

@@ -103,8 +103,11 @@ async def test_a_message_telegram_refuses_while_up_still_fails_after_its_attempt
 async def test_in_an_outage_each_message_backs_off_alone_and_getme_is_asked_once() -> None:
     """Fifty chats failing in one round must not push each other's next try out to the cap,
     and an outage must not cost a getMe per message."""
-    from bot.db.tables import Delivery as Row
+    from bot.db.store import Queued
     from bot.services.retries import Retries, retry_delay
+
+    def row(n: int) -> Queued:
+        return Queued(n, n, None, "new", "x", False, False, None, None, now, 0)
 
     now = datetime(2026, 12, 1, tzinfo=UTC)
     asked = 0
@@ -115,11 +118,8 @@ async def test_in_an_outage_each_message_backs_off_alone_and_getme_is_asked_once
         return False
 
     retries = Retries(max_attempts=2, base=5.0, clock=lambda: now)
-    first = [
-        await retries.after_failure(Row(id=n, chat_id=n, text="x"), "Bad Gateway", down)
-        for n in range(50)
-    ]
+    first = [await retries.after_failure(row(n), "Bad Gateway", down) for n in range(50)]
     assert asked == 1  # one probe stands for the whole round
     assert all(r.at == now + retry_delay(1, 5.0) and not r.spend and not r.give_up for r in first)
-    again = await retries.after_failure(Row(id=0, chat_id=0, text="x"), "Bad Gateway", down)
+    again = await retries.after_failure(row(0), "Bad Gateway", down)
     assert again.at == now + retry_delay(2, 5.0)  # its own second wait, not the fifty-first

@@ -16,7 +16,7 @@ from aiohttp import web
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
-from bot.core.parse import MAX_ITEMS
+from bot.core.entries import MAX_ITEMS
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Delivery, Feed, Item

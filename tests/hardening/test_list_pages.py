@@ -4,6 +4,8 @@ extras)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import httpx
 
 from bot.db import store
@@ -17,8 +19,8 @@ CHAT = 111
 
 
 def buttons(markup: dict[str, object] | None) -> list[dict[str, str]]:
-    rows = (markup or {}).get("inline_keyboard") or []
-    return [button for row in rows for button in row]  # type: ignore[union-attr]
+    rows = cast(list[list[dict[str, str]]], (markup or {}).get("inline_keyboard") or [])
+    return [button for row in rows for button in row]
 
 
 async def test_fifty_subscriptions_are_listed_in_pages(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-async def big_body() -> object:
+async def big_body() -> AsyncIterator[bytes]:
     chunk = b"{" + b" " * (1024 * 1024 - 1)
     for _ in range(BIG // len(chunk)):
         yield chunk

@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from bot.core.filters import KeywordFilter
+from bot.core.model import KeywordFilter
 from bot.core.render import to_plain
 from bot.db import store
 from bot.db.engine import transaction

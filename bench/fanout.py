@@ -23,7 +23,7 @@ async def run(
     from bot.db.tables import Chat, Delivery, Feed, Item
     from bot.runtime import make_fetcher
     from bot.telegram.app import build_application
-    from bot.telegram.services import KEY
+    from bot.telegram.shared import KEY
 
     workdir.mkdir(parents=True, exist_ok=True)
     url = f"sqlite:///{workdir / 'fanout.db'}"

@@ -16,8 +16,7 @@ from bot.db.engine import make_engine
 from bot.fetch import Fetcher
 from bot.runtime import make_fetcher
 from bot.telegram.app import build_application, startup
-from bot.telegram.loops import stop_background
-from bot.telegram.services import KEY, Services
+from bot.telegram.shared import KEY, Shared
 from tests.conftest import make_settings
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
@@ -32,7 +31,7 @@ GROUP_ADMIN = 77  # who `ask` sends group commands as (tests make them an admini
 @dataclass
 class RunningBot:
     app: Application[Any, Any, Any, Any, Any, Any]
-    services: Services
+    services: Shared
     engine: Engine
     settings: Settings
 
@@ -72,7 +71,7 @@ async def running_bot(
             await app.updater.stop()
         if app.running:
             await app.stop()
-        await stop_background(app.bot_data[KEY])
+        await app.bot_data[KEY].stop()
         await app.shutdown()
         engine.dispose()
 

@@ -102,6 +102,16 @@ class ChangeKind(StrEnum):
     EDITED = "edited"
 
 
+class MessageKind(StrEnum):
+    """What a queued message is (the outbox's `kind`): about one post, or about several."""
+
+    NEW = "new"  # a new post
+    EDITED = "edited"  # an edit (it replies to the chat's message about the post)
+    LIST = "list"  # the flood guard's one message listing a poll's new posts
+    DIGEST = "digest"  # a digest, or what quiet hours held
+    ALERT = "alert"  # an operator's message about a feed's health
+
+
 @dataclass(frozen=True, slots=True)
 class TextDiff:
     """What changed in an edit, in words a reader can follow."""

@@ -9,6 +9,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
@@ -31,12 +32,28 @@ log = logging.getLogger(__name__)
 SLUG_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 
+class AddError(StrEnum):
+    """Why a feed could not be added: what a chat is told, in its language (one text each in
+    `bot/telegram/texts.py`'s FEED_ERRORS)."""
+
+    ADDRESS = "address"  # not an http(s) address
+    BLOCKED = "blocked"  # the SSRF guard refused it
+    SLOW = "slow"
+    UNREACHABLE = "unreachable"
+    NOT_FEED = "not_feed"
+    NO_FEED = "no_feed"  # a page that links to none
+    WATCHED = "watched"
+    SLUG = "slug"  # the feed name is taken or not valid
+    MAX_FEEDS = "max_feeds"
+    MAX_USER = "max_user"
+    BUSY = "busy"  # this person's last search is still running
+
+
 class FeedAddError(Exception):
     """Adding a feed failed. The message is one technical line (CLI, logs); `kind` is what a
-    chat is told, in its language: address, blocked, slow, unreachable, not_feed, no_feed, watched,
-    slug, max_feeds, max_user."""
+    chat is told."""
 
-    def __init__(self, message: str, kind: str = "unreachable") -> None:
+    def __init__(self, message: str, kind: AddError = AddError.UNREACHABLE) -> None:
         super().__init__(message)
         self.kind = kind
 
@@ -45,7 +62,7 @@ class AlreadyWatched(FeedAddError):
     """The URL (or where it redirects) is watched already."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, "watched")
+        super().__init__(message, AddError.WATCHED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +97,7 @@ class Catalog:
     ) -> PollOutcome:
         """Fetch once and store the baseline; nothing is stored when that fails."""
         if slug is not None and not SLUG_PATTERN.fullmatch(slug):
-            raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes", "slug")
+            raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes", AddError.SLUG)
         url, result, raw = await self.fetch_feed(url, trusted=trusted)
         return await self.add_fetched(
             url, result, raw, slug=slug, trusted=trusted, added_by=added_by, limits=limits
@@ -157,13 +174,19 @@ class Catalog:
         url = url.strip()
         shown = shown_url(url, operator=True)  # errors never repeat a password
         if url_problem(url) is not None:
-            raise FeedAddError(f"not an http(s) URL: {shown[:200]!r}", "address")
+            raise FeedAddError(f"not an http(s) URL: {shown[:200]!r}", AddError.ADDRESS)
         try:
             result = await self.poller.fetcher.fetch(
                 url, trusted=trusted, page_bytes=page_bytes, budget=budget
             )
         except FetchError as exc:
-            kind = "blocked" if exc.blocked else "slow" if exc.slow else "unreachable"
+            kind = (
+                AddError.BLOCKED
+                if exc.blocked
+                else AddError.SLOW
+                if exc.slow
+                else AddError.UNREACHABLE
+            )
             raise FeedAddError(f"cannot fetch {shown}: {exc}", kind) from None
         if result.status != 200:
             raise FeedAddError(f"cannot fetch {shown}: HTTP {result.status}")
@@ -176,7 +199,7 @@ class Catalog:
             raw = await parse_off_loop(read_feed, result.body, result.headers)
         except NotAFeed as exc:
             shown = shown_url(url, operator=True)
-            raise FeedAddError(f"{shown} is {exc}", "not_feed") from None
+            raise FeedAddError(f"{shown} is {exc}", AddError.NOT_FEED) from None
         return url.strip(), result, raw
 
     def _add(self, adder: Adder, result: FetchResult, raw: RawFeed) -> PollOutcome:
@@ -194,7 +217,7 @@ class Catalog:
             if slug is None:
                 slug = unique_slug(session, raw.title or "", parts_host(final_url))
             elif store.get_feed(session, slug=slug) is not None:
-                raise FeedAddError(f"the slug {slug!r} is taken", "slug")
+                raise FeedAddError(f"the slug {slug!r} is taken", AddError.SLUG)
             feed = store.add_feed(
                 session,
                 slug=slug,
@@ -225,20 +248,20 @@ def check_limits(session: Session, adder: Adder) -> None:
         return
     if store.count_feeds(session) >= limits.max_feeds:
         raise FeedAddError(
-            f"the bot watches {limits.max_feeds} feeds, the most allowed", "max_feeds"
+            f"the bot watches {limits.max_feeds} feeds, the most allowed", AddError.MAX_FEEDS
         )
     if limits.per_user is not None and adder.added_by is not None:
         mine = store.count_feeds(session, added_by=adder.added_by)
         if mine >= limits.per_user:
-            raise FeedAddError(f"user added {mine} feeds, the most allowed", "max_user")
+            raise FeedAddError(f"user added {mine} feeds, the most allowed", AddError.MAX_USER)
 
 
 def rename(engine: Engine, slug: str, new_slug: str) -> None:
     if not SLUG_PATTERN.fullmatch(new_slug):
-        raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes", "slug")
+        raise FeedAddError("a slug is 1-64 lowercase letters, digits and dashes", AddError.SLUG)
     with transaction(engine) as session:
         if store.get_feed(session, slug=new_slug) is not None:
-            raise FeedAddError(f"the slug {new_slug!r} is taken", "slug")
+            raise FeedAddError(f"the slug {new_slug!r} is taken", AddError.SLUG)
         if not store.rename_feed(session, slug=slug, new_slug=new_slug):
             raise FeedAddError(f"no feed named {slug!r} (see `feed list`)")
 

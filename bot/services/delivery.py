@@ -30,6 +30,7 @@ from sqlmodel import Session
 
 from bot import metrics
 from bot.clock import Clock, utcnow
+from bot.core.model import MessageKind
 from bot.core.render import to_plain
 from bot.db import store
 from bot.db.engine import transaction, writer
@@ -270,7 +271,7 @@ class Sender:
     async def _original(self, delivery: Queued) -> int | None:
         """For an edit: the chat's first message about the item, replied to if still there."""
         item_id = delivery.item_id
-        if delivery.kind != "edited" or item_id is None:
+        if delivery.kind != MessageKind.EDITED or item_id is None:
             return None
         chat_id = delivery.chat_id
         found = await self._db(

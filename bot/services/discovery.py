@@ -36,7 +36,7 @@ from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.store import FeedView
 from bot.fetch import RequestBudget
-from bot.services.catalog import Catalog, FeedAddError
+from bot.services.catalog import AddError, Catalog, FeedAddError
 from bot.services.cpu import parse_off_loop
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ class DiscoveryGate:
     @contextlib.asynccontextmanager
     async def enter(self, who: Hashable) -> AsyncIterator[None]:
         if who in self._busy:
-            raise FeedAddError("a search for this person is running", "busy")
+            raise FeedAddError("a search for this person is running", AddError.BUSY)
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.overall)
         self._busy.add(who)
@@ -111,7 +111,9 @@ class Discovery:
                     return await self._search(url, watched)
             except TimeoutError:
                 log.info("discovery: %s took over %.0f s: stopped", redact_urls(url), budget)
-                raise FeedAddError(f"searching {redact_urls(url)} took too long", "slow") from None
+                raise FeedAddError(
+                    f"searching {redact_urls(url)} took too long", AddError.SLOW
+                ) from None
 
     async def _search(self, url: str, watched: dict[str, FeedView]) -> list[Option]:
         budget = RequestBudget(MAX_REQUESTS)
@@ -124,12 +126,14 @@ class Discovery:
         if feed is not None:
             return [Option(result.url, feed.title or "", result=result, raw=feed)]
         if not page:
-            raise FeedAddError(f"{redact_urls(url)} is neither a feed nor a web page", "not_feed")
+            raise FeedAddError(
+                f"{redact_urls(url)} is neither a feed nor a web page", AddError.NOT_FEED
+            )
         links = await parse_off_loop(feed_links, result.body, result.url)
         probes = links_or_paths(links, result.url)
         options = await self._try(probes, watched, budget, first=not links)
         if not options:
-            raise FeedAddError(f"{redact_urls(url)} links to no feed", "no_feed")
+            raise FeedAddError(f"{redact_urls(url)} links to no feed", AddError.NO_FEED)
         return options
 
     async def _fetch(self, url: str, budget: RequestBudget) -> FetchResult:
@@ -169,7 +173,7 @@ class Discovery:
                 result = await self._fetch(url, budget)
             except FeedAddError as exc:
                 log.info("discovery: %s", redact_urls(str(exc)))
-                refused = exc if exc.kind == "blocked" else refused
+                refused = exc if exc.kind is AddError.BLOCKED else refused
                 continue
             known = _known(watched, result.url)  # it redirects to a watched feed
             page = looks_like_html(result.body, result.headers.get("content-type", ""))

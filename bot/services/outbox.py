@@ -21,15 +21,13 @@ from bot.core.digest import (
     render_digest,
     render_new_list,
 )
-from bot.core.model import Audience, Change, ChangeKind, FeedInfo, ParsedItem
+from bot.core.model import Audience, Change, ChangeKind, FeedInfo, MessageKind, ParsedItem
 from bot.core.modeltext import ModelText, Written
 from bot.core.render import render_change
 from bot.core.rules import wants
 from bot.core.summary import summarize
 from bot.db.store import HeldItem, OutboxRow
 from bot.i18n import translator
-
-FLOOD = "list"  # the kind of a flood guard's one message listing a poll's new posts
 
 
 def plan_changes(
@@ -126,7 +124,7 @@ def _flood_rows(
             feed_id=feed_id,
             item_id=None,
             item_key=fresh[-1].item.key,
-            kind=FLOOD,
+            kind=MessageKind.LIST,
             text=text,
             preview=False,
             silent=reader.silent,
@@ -181,7 +179,7 @@ def plan_digest(held: list[HeldItem], reader: Audience, feed_title: str) -> list
             chat_id=reader.chat_id,
             feed_id=reader.feed_id,
             item_id=held[-1].item_id,
-            kind="digest",
+            kind=MessageKind.DIGEST,
             text=text,
             preview=False,
             silent=reader.silent,
@@ -207,7 +205,7 @@ def _row(
         feed_id=feed_id,
         item_id=item_id,
         item_key=item_key,
-        kind=kind.value,
+        kind=MessageKind(kind.value),
         text=text,
         # A post without an image of its own gets Telegram's card of its page (issue 25):
         # the title link comes first in the message, so that is the page previewed.
@@ -232,7 +230,7 @@ def plan_alert(
             chat_id=chat_id,
             feed_id=feed.id,
             item_id=None,
-            kind="alert",
+            kind=MessageKind.ALERT,
             text=render_alert(kind, feed, intent, step.failing_since, translator(language)),
         )
         for chat_id, language in languages.items()

@@ -20,14 +20,14 @@ from bot.core.alerts import AlertKind, AlertStep
 from bot.core.article import Article
 from bot.core.decide import FeedIntent, FeedState, FetchResult, PollKind
 from bot.core.entries import NotAFeed
-from bot.core.model import Change, ChangeKind, FeedInfo, RawFeed
+from bot.core.model import Change, ChangeKind, FeedInfo, MessageKind, RawFeed
 from bot.core.modeltext import Written
 from bot.core.parse import read_feed
 from bot.core.plan import PollPlan, Rules, make_plan
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.services.cpu import parse_off_loop
-from bot.services.outbox import FLOOD, plan_alert, plan_changes
+from bot.services.outbox import plan_alert, plan_changes
 
 log = logging.getLogger("bot.services.polling")
 
@@ -95,7 +95,7 @@ def apply_result(
             extras.written,
             now,
         )
-        if any(row.kind == FLOOD for row in rows):
+        if any(row.kind is MessageKind.LIST for row in rows):
             log.info(
                 "feed %s: %d new items in one poll (over MAX_NEW_PER_POLL=%d): each chat gets "
                 "one list instead of a message per item",

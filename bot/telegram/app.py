@@ -1,7 +1,7 @@
 """Wiring only: the PTB application, its rate limiter, handlers and start-up work.
 
-Running and stopping it is `bot.telegram.lifecycle`; the background loops are
-`bot.telegram.loops`; what each command does is in `handlers` and `buttons`.
+Running and stopping it is `bot.telegram.lifecycle`; the engine's loops (poll, deliver) are
+`bot.services.loops`, started here; what each command does is in `bot.telegram.commands`.
 """
 
 from __future__ import annotations
@@ -31,14 +31,15 @@ from bot.i18n import LANGUAGES, translator
 from bot.runtime import make_fetcher, worker_identity
 from bot.services.delivery import Deliverer
 from bot.services.polling import Poller
-from bot.telegram import commands, texts
+from bot.telegram import commands
 from bot.telegram.budget import SharedRateLimiter, buckets_for
+from bot.telegram.buttons import route
 from bot.telegram.commands import adding, channels, membership, operators, start
+from bot.telegram.commands.spec import Who
 from bot.telegram.context import Context, load_managed, throttle
 from bot.telegram.guard import ChatOrderedProcessor, Guard
-from bot.telegram.loops import start_background
 from bot.telegram.messenger import TelegramMessenger
-from bot.telegram.services import KEY, Services
+from bot.telegram.shared import KEY, Shared
 
 log = logging.getLogger(__name__)
 
@@ -77,11 +78,12 @@ def build_application(
     )
     owner = worker_identity()
     poller = Poller(engine, fetcher, settings, owner=owner)
-    svc = Services(
+    svc = Shared(
         settings=settings,
         engine=engine,
         poller=poller,
         guard=Guard(commands_per_minute=settings.commands_per_minute),
+        commands=commands.TABLE,
     )
     svc.deliverer = Deliverer(
         engine,
@@ -100,17 +102,20 @@ def build_application(
 def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Every route in one place: the throttle first, the managed channel next, then commands
     (operator ones only for operators), buttons by pattern, membership changes, files, errors."""
-    svc: Services = application.bot_data[KEY]
+    svc: Shared = application.bot_data[KEY]
     application.add_handler(TypeHandler(Update, throttle), group=-2)
     application.add_handler(TypeHandler(Update, load_managed), group=-1)
-    for name, callback in commands.CHAT_COMMANDS.items():
-        application.add_handler(CommandHandler(name, callback))
     operators_only = filters.User(user_id=svc.settings.bot_admin_ids)
-    for name, callback in commands.OPERATOR_COMMANDS.items():
-        application.add_handler(CommandHandler(name, callback, filters=operators_only))
-    application.add_handler(CommandHandler(list(commands.OPERATOR_COMMANDS), operators.refuse))
-    for pattern, callback in commands.BUTTONS:
-        application.add_handler(CallbackQueryHandler(callback, pattern=pattern))
+    for command in commands.TABLE:
+        if command.who is Who.OPERATORS:
+            handler = CommandHandler(command.name, command.handler, filters=operators_only)
+        else:
+            handler = CommandHandler(command.name, command.handler)
+        application.add_handler(handler)
+    for_operators = [c.name for c in commands.TABLE if c.who is Who.OPERATORS]
+    application.add_handler(CommandHandler(for_operators, operators.refuse))
+    for action, callback in commands.BUTTONS.items():
+        application.add_handler(CallbackQueryHandler(callback, pattern=route(action)))
     application.add_handler(CallbackQueryHandler(commands.EXPIRED_BUTTON))
     application.add_handler(
         ChatMemberHandler(membership.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER)
@@ -133,16 +138,16 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
 async def startup(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """post_init: register the command menu, then start polling feeds and delivering."""
     await register_commands(application.bot)
-    start_background(application)
+    application.bot_data[KEY].start_loops()
 
 
 async def register_commands(bot: Bot) -> None:
     """The command menu, once by default (English) and once per translated client language."""
     for language in LANGUAGES:
         tr = translator(language)
-        commands = [BotCommand(name, tr.gettext(about)) for name, about in texts.COMMANDS]
+        menu = [BotCommand(c.name, tr.gettext(c.about)) for c in commands.TABLE.menu()]
         code = None if language == DEFAULT_LANGUAGE else language
-        await bot.set_my_commands(commands, language_code=code)
+        await bot.set_my_commands(menu, language_code=code)
 
 
 async def deliver_once(settings: Settings, engine: Engine) -> int:
@@ -151,7 +156,7 @@ async def deliver_once(settings: Settings, engine: Engine) -> int:
     application = build_application(settings, engine, fetcher)
     try:
         async with application:
-            svc: Services = application.bot_data[KEY]
+            svc: Shared = application.bot_data[KEY]
             assert svc.deliverer is not None
             return await svc.deliverer.deliver_due()
     finally:

@@ -29,7 +29,7 @@ from bot.i18n import from_client, translator
 from bot.telegram import texts
 from bot.telegram.guard import Verdict
 from bot.telegram.rights import channel_problem, group_admin
-from bot.telegram.services import KEY, Services
+from bot.telegram.shared import KEY, Shared
 
 log = logging.getLogger(__name__)
 ReplyMarkup = InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply
@@ -77,9 +77,9 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
         return context
 
     @property
-    def svc(self) -> Services:
+    def svc(self) -> Shared:
         found = self.application.bot_data[KEY]
-        assert isinstance(found, Services)
+        assert isinstance(found, Shared)
         return found
 
     @property
@@ -200,7 +200,7 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
     async def usage(self, command: str) -> str:
         """The wrong-argument reply: `Usage: ` and the command's usage line."""
         tr = await self.tr()
-        line = texts.usage(tr, command, await example_feed(self))
+        line = self.svc.commands.usage(tr, command, await example_feed(self))
         return tr.gettext("Usage: {usage}").format(usage=line)
 
 

@@ -8,9 +8,8 @@ The old /help was 2,269 characters of usage lines and told group members to past
 from __future__ import annotations
 
 from bot.core.lang import N_, Translator
-from bot.telegram import texts
+from bot.telegram.commands.spec import CommandTable, Who
 
-PRIVATE_ONLY = frozenset({"channel"})
 INTRO = N_(
     "<b>Feedwatch</b> watches blog feeds and posts here when a new article appears or an "
     "article's text really changes (markup-only changes are ignored). Each message has the "
@@ -29,14 +28,14 @@ GROUP_HELLO = N_(
 )
 
 
-def help_text(tr: Translator, *, private: bool, operator: bool = False) -> str:
+def help_text(tr: Translator, table: CommandTable, *, private: bool, operator: bool = False) -> str:
     """The commands this chat can use, one line each, in the chat's language."""
     _ = tr.gettext
     lines = [_(INTRO), "", _("<b>Commands</b>")]
-    for name, about in texts.COMMANDS:
-        if name in PRIVATE_ONLY and not private:
+    for command in table.menu():
+        if command.who is Who.PRIVATE and not private:
             continue
-        lines.append(f"/{name} — {_(about)}")
+        lines.append(f"/{command.name} — {_(command.about)}")
     lines.append("")
     lines.append(_(PASTE) if private else _(GROUP_ADMINS))
     if operator:
@@ -45,16 +44,14 @@ def help_text(tr: Translator, *, private: bool, operator: bool = False) -> str:
     return "\n".join(lines)
 
 
-def command_help(tr: Translator, name: str, feed: str) -> str | None:
+def command_help(tr: Translator, table: CommandTable, name: str, feed: str) -> str | None:
     """`/help filter`: the command's usage line with an example naming one of this bot's feeds
-    (and what keywords match, for /keywords); None for a command it does not know."""
-    name = name.strip().lstrip("/").split("@", 1)[0].lower()
-    if name not in texts.USAGE:
+    (and what more there is to know, e.g. what keywords match); None for a command without
+    one."""
+    command = table.by_name.get(name.strip().lstrip("/").split("@", 1)[0].lower())
+    if command is None or command.usage is None:
         return None
-    line = texts.usage(tr, name, feed)
-    if name == "keywords":
-        line += "\n" + tr.gettext(
-            "Keywords match whole words in the title and text (Chinese and Japanese ones "
-            "anywhere in it), ignoring case and accents; categories and keywords must both match."
-        )
+    line = table.usage(tr, command.name, feed)
+    if command.more is not None:
+        line += "\n" + tr.gettext(command.more)
     return line

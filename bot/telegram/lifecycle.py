@@ -32,8 +32,7 @@ from bot.db.engine import transaction
 from bot.runlock import acquire_poller_lock
 from bot.runtime import make_fetcher, open_database, settle_heap
 from bot.telegram.app import build_application, startup
-from bot.telegram.loops import start_background, stop_background
-from bot.telegram.services import KEY
+from bot.telegram.shared import KEY
 from bot.telegram.webhook import WebhookServer
 
 log = logging.getLogger(__name__)
@@ -179,7 +178,7 @@ async def serve(
             await bounded("webhook", hook.close())
         if application.running:
             await bounded("application", application.stop())
-        await bounded("loops", stop_background(application.bot_data[KEY]))
+        await bounded("loops", application.bot_data[KEY].stop())
         await bounded("shutdown", application.shutdown())
         watchdog.cancel()
     return 0
@@ -195,7 +194,7 @@ async def _start(
     await application.initialize()
     if not updates:
         log.info("feedwatch worker starting (no Telegram updates)")
-        start_background(application)
+        application.bot_data[KEY].start_loops()
         return
     await startup(application)  # the command menu, then the loops
     assert application.updater is not None

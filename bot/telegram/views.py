@@ -1,17 +1,7 @@
-"""What the bot shows besides plain replies: the /list view, the inline keyboards, and the one
-codec for button data (`unsub:ID`, `edits:ID`, `preview:ID`, `backlog:ID:N`, `lang:CODE`,
-`sub:ID`, `add:TOKEN:N` for the Nth feed of an offer, `page:N` for a page of /list, `full:ID`
-for an operator's full-text switch under /feeds).
-
-Button data comes back from the client and can be forged (`"²"` passes `str.isdigit`; an id
-above 2^63 overflows a database integer), so it is parsed strictly against one pattern and
-anything else is an expired button. Every encoding stays far below Telegram's 64-byte limit.
-"""
+"""What the bot shows besides plain replies: the /list view and the inline keyboards (their
+button data is `buttons.py`'s codec)."""
 
 from __future__ import annotations
-
-import re
-from dataclasses import dataclass
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -20,68 +10,10 @@ from bot.core.lang import Translator
 from bot.core.model import Audience
 from bot.db.store import FeedView
 from bot.i18n import LANGUAGES
+from bot.telegram.buttons import Action, Button, encode
 from bot.telegram.context import esc
 
 BACKLOG = 3  # the most posts the "Also the latest" button sends
-
-# --- the button codec --------------------------------------------------------------------------
-
-_ID = r"([1-9][0-9]{0,17})"  # at most 18 digits: always below 2^63
-_PATTERN = re.compile(
-    rf"(?:(unsub|edits|preview|sub|full):{_ID}|backlog:{_ID}:([0-9])|lang:([a-z]{{2}})"
-    r"|add:([0-9a-f]{8}):([0-9])|page:([0-9]{1,3}))",
-    re.ASCII,
-)
-# What `CallbackQueryHandler(pattern=…)` routes on: the action word; `decode` does the rest.
-ROUTES = {
-    "backlog": r"^backlog:",
-    "unsub": r"^unsub:",
-    "toggle": r"^(edits|preview):",
-    "lang": r"^lang:",
-    "sub": r"^sub:",
-    "page": r"^page:",
-    "add": r"^add:",
-    "full": r"^full:",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Button:
-    action: str  # unsub | edits | preview | backlog | lang | sub | add | page | full
-    feed_id: int = 0
-    count: int = 0  # backlog: how many posts; add: which of the offer's feeds; page: which
-    language: str = ""
-    token: str = ""  # add: the offer
-
-
-def encode(button: Button) -> str:
-    if button.action == "lang":
-        return f"lang:{button.language}"
-    if button.action == "backlog":
-        return f"backlog:{button.feed_id}:{button.count}"
-    if button.action == "add":
-        return f"add:{button.token}:{button.count}"
-    if button.action == "page":
-        return f"page:{button.count}"
-    return f"{button.action}:{button.feed_id}"
-
-
-def decode(data: str | None) -> Button | None:
-    """The button, or None for anything this bot did not write."""
-    match = _PATTERN.fullmatch(data or "")
-    if match is None:
-        return None
-    action, feed_id, backlog_id, count, language, token, number, page = match.groups()
-    if page is not None:
-        return Button("page", count=int(page))
-    if action is not None:
-        return Button(action, feed_id=int(feed_id))
-    if backlog_id is not None:
-        return Button("backlog", feed_id=int(backlog_id), count=int(count))
-    if token is not None:
-        return Button("add", count=int(number), token=token)
-    return Button("lang", language=language)
-
 
 # --- keyboards ---------------------------------------------------------------------------------
 
@@ -98,7 +30,7 @@ def feed_keyboard(feeds: list[FeedView]) -> InlineKeyboardMarkup | None:
             [
                 InlineKeyboardButton(
                     f"＋ {_short(feed.title or feed.slug)}",
-                    callback_data=encode(Button("sub", feed.id)),
+                    callback_data=encode(Button(Action.SUB, feed.id)),
                 )
             ]
             for feed in feeds[:START_FEEDS]
@@ -121,7 +53,7 @@ def full_text_keyboard(feeds: list[FeedView], tr: Translator) -> InlineKeyboardM
             if feed.full_text
             else tr.gettext("Full text: turn on for {feed}")
         )
-        data = encode(Button("full", feed.id))
+        data = encode(Button(Action.FULL, feed.id))
         rows.append(
             [InlineKeyboardButton(label.format(feed=_short(feed.slug)), callback_data=data)]
         )
@@ -137,9 +69,9 @@ def offer_keyboard(
     for number, (title, feed_id) in enumerate(offer[:9]):
         text = label if len(offer) == 1 else f"＋ {_short(title or label)}"
         if feed_id is not None:
-            data = encode(Button("sub", feed_id))
+            data = encode(Button(Action.SUB, feed_id))
         else:
-            data = encode(Button("add", count=number, token=token))
+            data = encode(Button(Action.ADD, count=number, token=token))
         rows.append([InlineKeyboardButton(text, callback_data=data)])
     return InlineKeyboardMarkup(rows)
 
@@ -155,13 +87,13 @@ def backlog_keyboard(feed_id: int, tr: Translator) -> InlineKeyboardMarkup:
             [
                 InlineKeyboardButton(
                     tr.gettext("Only new posts"),
-                    callback_data=encode(Button("backlog", feed_id, 0)),
+                    callback_data=encode(Button(Action.BACKLOG, feed_id, 0)),
                 )
             ],
             [
                 InlineKeyboardButton(
                     also.format(count=BACKLOG),
-                    callback_data=encode(Button("backlog", feed_id, BACKLOG)),
+                    callback_data=encode(Button(Action.BACKLOG, feed_id, BACKLOG)),
                 )
             ],
         ]
@@ -172,7 +104,7 @@ def language_keyboard() -> InlineKeyboardMarkup:
     """One button per language, each labelled in its own language."""
     return InlineKeyboardMarkup(
         [
-            [InlineKeyboardButton(name, callback_data=encode(Button("lang", language=code)))]
+            [InlineKeyboardButton(name, callback_data=encode(Button(Action.LANG, language=code)))]
             for code, name in LANGUAGES.items()
         ]
     )
@@ -212,26 +144,28 @@ def list_view(
         rows.append(
             [
                 InlineKeyboardButton(
-                    f"✖ {feed.slug}"[:40], callback_data=encode(Button("unsub", feed.id))
+                    f"✖ {feed.slug}"[:40], callback_data=encode(Button(Action.UNSUB, feed.id))
                 ),
                 InlineKeyboardButton(
                     _("edits on") if reader.edits else _("edits off"),
-                    callback_data=encode(Button("edits", feed.id)),
+                    callback_data=encode(Button(Action.EDITS, feed.id)),
                 ),
                 InlineKeyboardButton(
-                    preview_label(reader, tr), callback_data=encode(Button("preview", feed.id))
+                    preview_label(reader, tr), callback_data=encode(Button(Action.PREVIEW, feed.id))
                 ),
             ]
         )
     turns = []
     if page > 0:
         turns.append(
-            InlineKeyboardButton(f"‹ {page}", callback_data=encode(Button("page", count=page - 1)))
+            InlineKeyboardButton(
+                f"‹ {page}", callback_data=encode(Button(Action.PAGE, count=page - 1))
+            )
         )
     if page < pages - 1:
         turns.append(
             InlineKeyboardButton(
-                f"{page + 2} ›", callback_data=encode(Button("page", count=page + 1))
+                f"{page + 2} ›", callback_data=encode(Button(Action.PAGE, count=page + 1))
             )
         )
     if turns:

@@ -12,7 +12,7 @@ from sqlmodel import Session, col
 
 from bot.core.decide import FeedState
 from bot.core.digest import DigestSchedule, parse_schedule
-from bot.core.model import Audience, CategoryFilter, KeywordFilter
+from bot.core.model import Audience, CategoryFilter, KeywordFilter, MessageKind
 from bot.db import store
 from bot.db.engine import make_engine, transaction
 from bot.db.store import FeedView, OutboxRow
@@ -117,7 +117,7 @@ def queue(engine: Engine, feed_id: int, chat_ids: list[int]) -> None:
         session.add(Item(feed_id=feed_id, key="k", title="t", fingerprint="f"))
         session.flush()
         rows = [
-            OutboxRow(chat_id=c, feed_id=feed_id, item_id=1, kind="new", text="hi")
+            OutboxRow(chat_id=c, feed_id=feed_id, item_id=1, kind=MessageKind.NEW, text="hi")
             for c in chat_ids
         ]
         store.enqueue(session, rows=rows)

@@ -48,7 +48,8 @@ async def stop_sending(bot: RunningBot) -> None:
     assert bot.services.deliverer is not None
     bot.services.deliverer.stopping = True
     bot.services.wake.set()
-    task = next(t for t in bot.services.tasks if t.get_name() == "feedwatch-deliver")
+    assert bot.services.loops is not None
+    task = next(t for t in bot.services.loops.tasks if t.get_name() == "feedwatch-deliver")
     await asyncio.wait_for(task, timeout=10)
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bot.core.model import Change, ChangeKind, FeedInfo
 from bot.core.parse import parse_feed
 from bot.core.render import render_change
-from bot.telegram.views import Button, decode, encode
+from bot.telegram.buttons import Action, Button, decode, encode
 from tests.fakes.bot_api import FakeBotApi
 from tests.fakes.feed_server import FeedServer
 from tests.fixtures import blog
@@ -72,12 +72,12 @@ async def test_time_zones_come_from_the_zone_list(
 
 
 @given(
-    st.sampled_from(["unsub", "edits", "preview", "backlog"]),
+    st.sampled_from([Action.UNSUB, Action.EDITS, Action.PREVIEW, Action.BACKLOG]),
     st.integers(min_value=1, max_value=2**63 - 1),
     st.integers(min_value=0, max_value=9),
 )
-def test_every_button_round_trips_within_64_bytes(action: str, feed_id: int, count: int) -> None:
-    button = Button(action, feed_id, count if action == "backlog" else 0)
+def test_every_button_round_trips_within_64_bytes(action: Action, feed_id: int, count: int) -> None:
+    button = Button(action, feed_id, count if action is Action.BACKLOG else 0)
     data = encode(button)
     assert len(data.encode()) <= 64
     if feed_id < 10**18:

@@ -11,6 +11,7 @@ from sqlalchemy import Connection, bindparam, func, insert, update
 from sqlmodel import Session, col, select
 
 from bot.core.article import Article as ArticleValue
+from bot.core.model import MessageKind
 from bot.db.store.articles import articles_of
 from bot.db.store.statements import run, table
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Item, Subscription
@@ -23,7 +24,7 @@ class OutboxRow:
     chat_id: int
     feed_id: int
     item_id: int | None  # None: an operator alert, or a post of the poll being written
-    kind: str
+    kind: MessageKind
     text: str
     preview: bool = False
     silent: bool = False
@@ -171,7 +172,8 @@ def original_message_id(session: Session, *, chat_id: int, item_id: int) -> int 
             Delivery.item_id == item_id,
             Delivery.status == DeliveryStatus.SENT,
             col(Delivery.message_id).is_not(None),
-            col(Delivery.kind).not_in(("digest", "list")),  # lists are not about one item
+            # not a digest or a list: those are about several posts
+            col(Delivery.kind).not_in((MessageKind.DIGEST, MessageKind.LIST)),
         )
         .order_by(col(Delivery.id))
         .limit(1)
@@ -253,7 +255,7 @@ def _held(delivery: Delivery, item: Item, articles: dict[int, ArticleValue]) -> 
         title=item.title,
         link=item.link,
         categories=tuple(item.categories or ()),
-        updated=delivery.kind == "edited",
+        updated=delivery.kind == MessageKind.EDITED,
         text=item.text,
         html=article.html if article is not None else "",
     )

@@ -1,5 +1,6 @@
-"""Chat commands, one module per area. A new command goes in its area's module and into the
-table below; `app.py` wires whatever is listed here.
+"""Chat commands, one module per area. A new command is declared once, in its area's
+`COMMANDS` (`spec.Command`: name, handler, menu line, usage, who may use it); `app.py` wires
+the table below, the menu and /help read it.
 
 - `start`: /start (and its deep links), /help, /feeds (+ operators' full-text switches)
 - `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ and
@@ -19,11 +20,7 @@ table below; `app.py` wires whatever is listed here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
-from typing import Any
-
-from telegram import Update
-
+from bot.telegram.buttons import Action
 from bot.telegram.commands import (
     adding,
     channels,
@@ -36,49 +33,31 @@ from bot.telegram.commands import (
     start,
     subscriptions,
 )
-from bot.telegram.context import Context
-from bot.telegram.views import ROUTES
+from bot.telegram.commands.spec import CommandTable, Handler
 
-Handler = Callable[[Update, Context], Coroutine[Any, Any, Any]]
-
-CHAT_COMMANDS: dict[str, Handler] = {
-    "start": start.cmd_start,
-    "help": start.cmd_help,
-    "feeds": start.cmd_feeds,
-    "subscribe": subscriptions.cmd_subscribe,
-    "unsubscribe": subscriptions.cmd_unsubscribe,
-    "list": subscriptions.cmd_list,
-    "categories": subscriptions.cmd_categories,
-    "export": subscriptions.cmd_export,
-    "filter": filters.cmd_filter,
-    "keywords": settings.cmd_keywords,
-    "edits": settings.cmd_edits,
-    "preview": settings.cmd_preview,
-    "format": settings.cmd_format,
-    "summary": models.cmd_summary,
-    "translate": models.cmd_translate,
-    "silent": settings.cmd_silent,
-    "pause": settings.cmd_pause,
-    "resume": settings.cmd_resume,
-    "timezone": settings.cmd_timezone,
-    "quiet": settings.cmd_quiet,
-    "digest": digests.cmd_digest,
-    "language": language.cmd_language,
-    "channel": channels.cmd_channel,
+TABLE = CommandTable(
+    (
+        *start.COMMANDS,
+        *subscriptions.COMMANDS,
+        *filters.COMMANDS,
+        *settings.COMMANDS,
+        *models.COMMANDS,
+        *digests.COMMANDS,
+        *language.COMMANDS,
+        *channels.COMMANDS,
+        *operators.COMMANDS,
+    )
+)
+# Each button action's handler (routed on the action word); anything else is expired.
+BUTTONS: dict[Action, Handler] = {
+    Action.BACKLOG: subscriptions.on_backlog,
+    Action.UNSUB: subscriptions.on_unsub,
+    Action.EDITS: settings.on_toggle,
+    Action.PREVIEW: settings.on_toggle,
+    Action.LANG: language.on_language_button,
+    Action.SUB: subscriptions.on_subscribe_button,
+    Action.PAGE: subscriptions.on_list_page,
+    Action.ADD: adding.on_add_button,
+    Action.FULL: start.on_full_text,
 }
-OPERATOR_COMMANDS: dict[str, Handler] = {
-    "addfeed": operators.cmd_addfeed,
-    "removefeed": operators.cmd_removefeed,
-}
-# Buttons, routed by `CallbackQueryHandler(pattern=…)`; anything else is an expired button.
-BUTTONS: list[tuple[str, Handler]] = [
-    (ROUTES["backlog"], subscriptions.on_backlog),
-    (ROUTES["unsub"], subscriptions.on_unsub),
-    (ROUTES["toggle"], settings.on_toggle),
-    (ROUTES["lang"], language.on_language_button),
-    (ROUTES["sub"], subscriptions.on_subscribe_button),
-    (ROUTES["page"], subscriptions.on_list_page),
-    (ROUTES["add"], adding.on_add_button),
-    (ROUTES["full"], start.on_full_text),
-]
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

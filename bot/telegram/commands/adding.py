@@ -13,7 +13,7 @@ from bot.core.discover import looks_like_url
 from bot.core.lang import Translator
 from bot.core.urls import shown_url
 from bot.db import store
-from bot.services.catalog import AddLimits, AlreadyWatched, FeedAddError
+from bot.services.catalog import AddError, AddLimits, AlreadyWatched, FeedAddError
 from bot.services.discovery import Discovery, Option
 from bot.telegram import background, help_screen, texts
 from bot.telegram.commands.common import pressed, subscription_answer, topic_of
@@ -147,7 +147,7 @@ async def take(context: Context, option: Option, thread_id: int | None) -> backg
             known = await Discovery(catalog).watched(option.url)
             feed = known.feed if known is not None else None
         if feed is None:  # removed again in the meantime
-            return context.decorate(tr.gettext(texts.FEED_ERRORS["unreachable"]))
+            return context.decorate(tr.gettext(texts.FEED_ERRORS[AddError.UNREACHABLE]))
     text, keyboard = await subscription_answer(context, feed, thread_id)
     return context.decorate(note + text), keyboard
 
@@ -170,5 +170,5 @@ def may_add(context: Context) -> bool:
 def explain(exc: FeedAddError, context: Context, tr: Translator) -> str:
     """The chat's sentence for a failure (never the exception's text)."""
     settings = context.svc.settings
-    text = tr.gettext(texts.FEED_ERRORS.get(exc.kind, texts.FEED_ERRORS["unreachable"]))
+    text = tr.gettext(texts.FEED_ERRORS[exc.kind])
     return text.format(max_feeds=settings.max_feeds, max_user=settings.max_feeds_per_user)

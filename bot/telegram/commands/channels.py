@@ -19,8 +19,10 @@ from telegram import (
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 
+from bot.core.lang import N_
 from bot.db import store
 from bot.telegram import texts
+from bot.telegram.commands.spec import Command, Who
 from bot.telegram.context import Context, esc
 from bot.telegram.rights import channel_problem
 
@@ -137,3 +139,18 @@ async def manage(update: Update, context: Context, reference: str | int) -> None
     log.info("user %s manages channel %s from their private chat", user.id, channel_id)
     context.channel = (channel_id, title)
     await context.reply(_(texts.CHANNEL_MANAGED).format(title=esc(title)), ReplyKeyboardRemove())
+
+
+# Declared once: the menu, /help, usage replies and the handlers' routes come from here.
+COMMANDS = (
+    Command(
+        "channel",
+        cmd_channel,
+        about=N_("manage a channel from here"),
+        usage=N_(
+            "/channel @name — manage a channel from this chat (the bot must be its administrator); "
+            "<code>/channel off</code> comes back here"
+        ),
+        who=Who.PRIVATE,
+    ),
+)

@@ -14,8 +14,9 @@ from bot.core.lang import Translator
 from bot.db import store
 from bot.db.store import FeedView
 from bot.telegram import texts
+from bot.telegram.buttons import ABOUT_A_SUBSCRIPTION, Button, decode
 from bot.telegram.context import Context, esc
-from bot.telegram.views import Button, backlog_keyboard, decode, feed_names
+from bot.telegram.views import backlog_keyboard, feed_names
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ async def find_feed(context: Context, slug: str, command: str) -> FeedView | Non
             await context.reply(_("No feeds are watched yet."))
         else:
             text = _("Which feed? Usage: {usage}\nFeeds: {feeds}")
-            usage = texts.usage(tr, command, feeds[0].slug)
+            usage = context.svc.commands.usage(tr, command, feeds[0].slug)
             await context.reply(text.format(usage=usage, feeds=feed_names(feeds, tr)))
         return None
     for feed in feeds:
@@ -131,7 +132,7 @@ async def pressed(update: Update, context: Context) -> tuple[CallbackQuery, Butt
     if not await context.is_admin():
         await query.answer(tr.gettext(texts.ADMINS_ONLY), show_alert=True)
         return None
-    if button.action not in ("lang", "sub", "add", "page", "full"):  # the rest: a subscription
+    if button.action in ABOUT_A_SUBSCRIPTION:
         chat_id, feed_id = context.chat_id, button.feed_id
         reader = await context.svc.read(
             lambda s: store.get_subscription(s, chat_id=chat_id, feed_id=feed_id)

@@ -6,9 +6,10 @@ from sqlmodel import Session
 from telegram import Update
 
 from bot.core.digest import DigestMode, DigestSchedule, DigestSyntaxError, parse_schedule
-from bot.core.lang import then
+from bot.core.lang import N_, then
 from bot.db import store
 from bot.telegram.commands.common import not_subscribed, setting_command
+from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context, esc
 
 
@@ -50,3 +51,17 @@ async def cmd_digest(update: Update, context: Context) -> None:
     else:
         text = _("Digest for <b>{title}</b>: every day at {time} ({zone}).")
         await context.reply(text.format(title=title, time=schedule.at_text, zone=esc(zone)))
+
+
+# Declared once: the menu, /help, usage replies and the handlers' routes come from here.
+COMMANDS = (
+    Command(
+        "digest",
+        cmd_digest,
+        about=N_("one summary per hour or day"),
+        usage=N_(
+            "/digest <i>feed name</i> hourly|daily HH:MM|off — e.g. "
+            "<code>/digest {feed} daily 08:30</code>"
+        ),
+    ),
+)

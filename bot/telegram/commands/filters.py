@@ -12,13 +12,14 @@ from sqlmodel import Session
 from telegram import Update
 
 from bot.core.filters import FilterSyntaxError, describe, parse_filter, unknown_categories
-from bot.core.lang import Translator, then
+from bot.core.lang import N_, Translator, then
 from bot.core.model import Audience, CategoryFilter, ParsedItem
 from bot.core.rules import looks_like_rules, parse_rules, reason, written
 from bot.core.text import shorten
 from bot.db import store
 from bot.db.store import FeedView
 from bot.telegram.commands.common import not_subscribed, setting_command
+from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context, esc
 
 TESTED = 20  # the feed's latest posts the filter test reads
@@ -155,3 +156,22 @@ def _script_hint(reader: Audience, items: list[ParsedItem], tr: Translator, mode
     if model:
         text += " " + tr.gettext("With /translate on, keywords also match the translation.")
     return "\n" + text
+
+
+# Declared once: the menu, /help, usage replies and the handlers' routes come from here.
+COMMANDS = (
+    Command(
+        "filter",
+        cmd_filter,
+        about=N_("only some categories from a feed"),
+        usage=N_(
+            "/filter <i>feed name</i> CATEGORY[, CATEGORY…] — comma-separated, a leading - "
+            "excludes; e.g. <code>/filter {feed} Blog, -Community</code>. Or rules by field "
+            "(title, text, author, category, link; a leading - excludes, /…/ is a pattern): "
+            "<code>/filter {feed} title:release -author:bot text:/v2\\.\\d+/</code>; "
+            "<code>/filter all …</code> for every feed here; "
+            "<code>/filter {feed} test</code> shows which recent posts pass; "
+            "<code>/filter {feed} off</code> clears it"
+        ),
+    ),
+)

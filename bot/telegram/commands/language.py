@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from telegram import Update
 
+from bot.core.lang import N_
 from bot.i18n import LANGUAGES, parse_choice, translator
 from bot.telegram import texts
 from bot.telegram.commands.common import pressed
+from bot.telegram.commands.spec import Command
 from bot.telegram.commands.subscriptions import edit
 from bot.telegram.context import Context
 from bot.telegram.views import language_keyboard
@@ -51,3 +53,14 @@ async def set_language(context: Context, language: str) -> str:
     return (
         translator(language).gettext("Language: {language}.").format(language=LANGUAGES[language])
     )
+
+
+# Declared once: the menu, /help, usage replies and the handlers' routes come from here.
+COMMANDS = (
+    Command(
+        "language",
+        cmd_language,
+        about=N_("this chat's language"),
+        usage=N_("/language en|zh|es — e.g. <code>/language es</code> (English, 中文, Español)"),
+    ),
+)

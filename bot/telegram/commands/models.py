@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from telegram import Update
 
+from bot.core.lang import N_
 from bot.db import store
 from bot.telegram import texts
 from bot.telegram.commands.common import not_subscribed, setting_command
+from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context, esc
 
 SUMMARY_MODES = {
@@ -56,3 +58,28 @@ async def _model_configured(context: Context) -> bool:
         return True
     await context.reply((await context.tr()).gettext(texts.NO_MODEL))
     return False
+
+
+# Declared once: the menu, /help, usage replies and the handlers' routes come from here.
+COMMANDS = (
+    Command(
+        "summary",
+        cmd_summary,
+        about=N_("summaries written by the bot's language model"),
+        usage=N_(
+            "/summary <i>feed name</i> model|extract — a summary written by the bot's language "
+            "model in this chat's language, or the post's own sentences (the default); e.g. "
+            "<code>/summary {feed} model</code>"
+        ),
+    ),
+    Command(
+        "translate",
+        cmd_translate,
+        about=N_("posts in other languages translated"),
+        usage=N_(
+            "/translate on|off — posts in another language than this chat's come with their title "
+            "and summary translated (the original title stays the link); keywords match the "
+            "translation too"
+        ),
+    ),
+)

@@ -8,11 +8,13 @@ import logging
 
 from telegram import Update
 
+from bot.core.lang import N_
 from bot.core.opml import OpmlError, parse_opml
 from bot.core.urls import shown_url
 from bot.services.catalog import FeedAddError
 from bot.telegram import background, texts
 from bot.telegram.commands.adding import explain
+from bot.telegram.commands.spec import Command, Who
 from bot.telegram.context import Context, esc
 
 log = logging.getLogger(__name__)
@@ -126,3 +128,25 @@ async def on_document(update: Update, context: Context) -> None:
         return "\n".join(lines)
 
     background.start(context.svc.jobs, message, progress_text(0), work, _(texts.SOMETHING_WRONG))
+
+
+# Declared once: the menu, /help, usage replies and the handlers' routes come from here.
+COMMANDS = (
+    Command(
+        "addfeed",
+        cmd_addfeed,
+        about=N_("add a feed to this bot (operators)"),
+        usage=N_(
+            "/addfeed URL [<i>feed name</i>] — e.g. "
+            "<code>/addfeed https://example.org/feed/ example</code>"
+        ),
+        who=Who.OPERATORS,
+    ),
+    Command(
+        "removefeed",
+        cmd_removefeed,
+        about=N_("stop watching a feed (operators)"),
+        usage=N_("/removefeed <i>feed name</i>"),
+        who=Who.OPERATORS,
+    ),
+)

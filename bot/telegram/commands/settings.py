@@ -17,8 +17,10 @@ from bot.core.lang import N_, then
 from bot.core.model import KeywordFilter
 from bot.core.quiet import QuietSyntaxError, parse_quiet
 from bot.db import store
+from bot.telegram.buttons import Action
 from bot.telegram.commands.common import not_subscribed, pressed, setting_command
 from bot.telegram.commands.filters import filter_test
+from bot.telegram.commands.spec import Command
 from bot.telegram.commands.subscriptions import current_list, edit
 from bot.telegram.context import Context, esc
 
@@ -68,7 +70,7 @@ FORMATS = {
     "summary": N_("Messages from <b>{title}</b> now show a summary of the post."),
     "full": N_("Messages from <b>{title}</b> now show the whole post, as much as fits."),
 }
-TOGGLES = {"edits": store.toggle_edits, "preview": store.toggle_preview}
+TOGGLES = {Action.EDITS: store.toggle_edits, Action.PREVIEW: store.toggle_preview}
 EDIT_WEIGHTS = {
     "all": N_("Edit notifications for <b>{title}</b>: every edit (minor ones say so)."),
     "substantive": N_(
@@ -242,3 +244,85 @@ async def cmd_quiet(update: Update, context: Context) -> None:
         "digest when there are more than a few. /quiet off to stop."
     )
     await context.reply(reply.format(window=window, zone=esc(zone)))
+
+
+# Declared once: the menu, /help, usage replies and the handlers' routes come from here.
+COMMANDS = (
+    Command(
+        "keywords",
+        cmd_keywords,
+        about=N_("only posts with some words"),
+        usage=N_(
+            '/keywords <i>feed name</i> WORD[, "TWO WORDS"…] — a leading - excludes; e.g. '
+            '<code>/keywords {feed} compiler, "open source", -webinar</code>; '
+            "<code>/keywords {feed} off</code> clears them"
+        ),
+        more=N_(
+            "Keywords match whole words in the title and text (Chinese and Japanese ones "
+            "anywhere in it), ignoring case and accents; categories and keywords must both match."
+        ),
+    ),
+    Command(
+        "edits",
+        cmd_edits,
+        about=N_("notify about edits or not"),
+        usage=N_(
+            "/edits <i>feed name</i> all|substantive|off — every edit (the default; minor ones say "
+            "so), substantive ones only (not typo fixes or a changed word), or none; e.g. "
+            "<code>/edits {feed} substantive</code>"
+        ),
+    ),
+    Command(
+        "preview",
+        cmd_preview,
+        about=N_("the post's image, its link preview, or none"),
+        usage=N_(
+            "/preview <i>feed name</i> image|link|off — the post's image above the text (the "
+            "default), Telegram's preview of its link, or none; e.g. "
+            "<code>/preview {feed} link</code>"
+        ),
+    ),
+    Command(
+        "format",
+        cmd_format,
+        about=N_("title only, a summary, or the whole post"),
+        usage=N_(
+            "/format <i>feed name</i> title|summary|full — the title and source only, a summary "
+            "(the default), or the whole post; e.g. <code>/format {feed} full</code>"
+        ),
+    ),
+    Command(
+        "silent",
+        cmd_silent,
+        about=N_("a feed's messages without sound"),
+        usage=N_(
+            "/silent <i>feed name</i> on|off — e.g. <code>/silent {feed} on</code>: its messages "
+            "arrive without a notification sound"
+        ),
+    ),
+    Command(
+        "pause",
+        cmd_pause,
+        about=N_("pause every notification here"),
+    ),
+    Command(
+        "resume",
+        cmd_resume,
+        about=N_("resume notifications"),
+    ),
+    Command(
+        "timezone",
+        cmd_timezone,
+        about=N_("this chat's time zone"),
+        usage=N_("/timezone ZONE — e.g. <code>/timezone Europe/Berlin</code>"),
+    ),
+    Command(
+        "quiet",
+        cmd_quiet,
+        about=N_("hold messages at night, deliver them after"),
+        usage=N_(
+            "/quiet HH:MM-HH:MM|off — in this chat's time zone (/timezone); e.g. "
+            "<code>/quiet 22:00-07:00</code>"
+        ),
+    ),
+)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from telegram import InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
 
+from bot.core.lang import N_
 from bot.core.schedule import format_duration
 from bot.db import store
 from bot.telegram import help_screen, texts
 from bot.telegram.commands import adding, subscriptions
 from bot.telegram.commands.common import pressed
+from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context, esc, example_feed
 from bot.telegram.views import START_FEEDS, feed_keyboard, full_text_keyboard
 
@@ -20,13 +22,18 @@ async def cmd_help(update: Update, context: Context) -> None:
     await context.remember_chat()
     tr = await context.tr()
     if context.args_text:
-        detail = help_screen.command_help(tr, context.args_text, await example_feed(context))
+        detail = help_screen.command_help(
+            tr, context.svc.commands, context.args_text, await example_feed(context)
+        )
         if detail is not None:
             await context.reply(detail)
             return
     chat = update.effective_chat
     private = chat is not None and chat.type == ChatType.PRIVATE
-    await context.reply(help_screen.help_text(tr, private=private, operator=context.is_operator))
+    text = help_screen.help_text(
+        tr, context.svc.commands, private=private, operator=context.is_operator
+    )
+    await context.reply(text)
 
 
 async def on_other_text(update: Update, context: Context) -> None:
@@ -113,3 +120,23 @@ async def on_full_text(update: Update, context: Context) -> None:
     await context.svc.write(lambda s: store.toggle_full_text(s, feed_id=button.feed_id))
     await subscriptions.edit(query, *await feeds_view(context))
     await query.answer()
+
+
+# Declared once: the menu, /help, usage replies and the handlers' routes come from here.
+COMMANDS = (
+    Command(
+        "start",
+        cmd_start,
+        about=N_("what this bot does"),
+    ),
+    Command(
+        "help",
+        cmd_help,
+        about=N_("every command with an example"),
+    ),
+    Command(
+        "feeds",
+        cmd_feeds,
+        about=N_("feeds this bot watches"),
+    ),
+)

@@ -12,6 +12,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
 from bot.core.discover import looks_like_url
+from bot.core.lang import N_
 from bot.core.model import FeedInfo
 from bot.core.opml import OpmlFeed, render_opml
 from bot.core.paging import split_message
@@ -23,6 +24,7 @@ from bot.services.outbox import plan_backlog
 from bot.telegram import texts
 from bot.telegram.commands import adding
 from bot.telegram.commands.common import find_feed, pressed, subscription_answer, topic_of
+from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context, esc
 from bot.telegram.views import BACKLOG, list_view, page_of
 
@@ -237,3 +239,39 @@ async def edit(query: CallbackQuery, text: str, keyboard: InlineKeyboardMarkup |
         await query.edit_message_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
     except BadRequest as exc:  # "message is not modified" and the like: nothing to do
         log.debug("could not edit the message: %s", exc)
+
+
+# Declared once: the menu, /help, usage replies and the handlers' routes come from here.
+COMMANDS = (
+    Command(
+        "subscribe",
+        cmd_subscribe,
+        about=N_("get a feed's new posts here"),
+        usage=N_(
+            "/subscribe <i>feed name</i> or <i>address</i> — e.g. <code>/subscribe {feed}</code> "
+            "or <code>/subscribe https://example.org/blog/</code> (see /feeds)"
+        ),
+    ),
+    Command(
+        "unsubscribe",
+        cmd_unsubscribe,
+        about=N_("stop a feed (or all)"),
+        usage=N_("/unsubscribe <i>feed name</i> or /unsubscribe all"),
+    ),
+    Command(
+        "list",
+        cmd_list,
+        about=N_("this chat's subscriptions and filters"),
+    ),
+    Command(
+        "categories",
+        cmd_categories,
+        about=N_("categories seen on a feed"),
+        usage=N_("/categories <i>feed name</i> — e.g. <code>/categories {feed}</code>"),
+    ),
+    Command(
+        "export",
+        cmd_export,
+        about=N_("this chat's subscriptions as OPML"),
+    ),
+)

@@ -1,5 +1,6 @@
-"""What handlers and loops share, kept in `application.bot_data` under one key; handlers reach
-it as `context.svc` (see `context.py`)."""
+"""What the app's handlers share (the services, the engine's loops, the chat guard and offers),
+kept in `application.bot_data` under one key; handlers reach it as `context.svc` (`context.py`).
+"""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from bot.db.engine import transaction
 from bot.services.catalog import Catalog
 from bot.services.delivery import Deliverer
 from bot.services.discovery import DiscoveryGate
+from bot.services.loops import Loops
 from bot.services.polling import Poller
+from bot.telegram.commands.spec import CommandTable
 from bot.telegram.guard import Guard
 from bot.telegram.offers import Offers
 
@@ -26,23 +29,43 @@ KEY = "feedwatch"
 
 
 @dataclass
-class Services:
+class Shared:
     settings: Settings
     engine: Engine
     poller: Poller
     deliverer: Deliverer | None = None
     guard: Guard = field(default_factory=lambda: Guard(commands_per_minute=30))
     clock: Clock = utcnow
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)  # messages were queued
+    loops: Loops | None = None
     jobs: set[asyncio.Task[None]] = field(default_factory=set)  # fetches for chats in progress
     offers: Offers = field(default_factory=Offers)  # feeds offered under buttons
     searches: DiscoveryGate = field(default_factory=DiscoveryGate)  # pasted links being read
+    commands: CommandTable = field(default_factory=lambda: CommandTable(()))  # set by the app
     webhook: Any = None  # the webhook server in `run --webhook` (telegram/webhook.py)
 
     @property
     def catalog(self) -> Catalog:
         return Catalog(self.poller)
+
+    def start_loops(self) -> None:
+        """Start polling feeds and delivering the outbox (`bot/services/loops.py`)."""
+        assert self.deliverer is not None
+        self.loops = Loops(self.poller, self.deliverer, clock=self.clock, wake=self.wake)
+        self.loops.start()
+
+    async def stop(self) -> None:
+        """Stop the loops (the message in flight finishes), the chats' background work (an
+        import stops between feeds; those added so far stay) and the poller's clients."""
+        if self.deliverer is not None:
+            self.deliverer.stopping = True
+        for job in list(self.jobs):
+            job.cancel()
+        if self.loops is not None:
+            await self.loops.stop()
+        await self.poller.full_text.cancel()  # pages still coming: their posts keep the excerpt
+        await self.poller.models.aclose()
+        await self.poller.fetcher.aclose()
 
     async def write(self, work: Callable[[Session], T]) -> T:
         """Run `work` in one transaction in a worker thread (SQLite may wait for a lock)."""

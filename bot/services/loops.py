@@ -1,0 +1,139 @@
+"""The two background loops every process runs: poll feeds, deliver the outbox.
+
+Both survive any one failure: a failed poll cycle is logged and the next tick runs; a failed
+delivery round backs off exponentially (one line per step) until the database answers again.
+Stopping lets the message in flight finish, within a grace period. The app starts and stops
+them (`bot/telegram/lifecycle.py`); nothing here knows about Telegram.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlmodel import Session
+
+from bot import metrics
+from bot.clock import Clock, utcnow
+from bot.db import store
+from bot.db.reserve import disk_full
+from bot.services.delivery import Deliverer
+from bot.services.digests import run_digests
+from bot.services.polling import Poller
+from bot.services.quiet import release_quiet
+
+log = logging.getLogger(__name__)
+SHUTDOWN_GRACE_SECONDS = 5.0
+DELIVERY_IDLE_SECONDS = 2.0
+POLL_TASK = "feedwatch-poll"
+
+
+def poll_tick_seconds(interval: int) -> float:
+    """How often to look for due feeds: often enough that per-feed schedules are kept."""
+    return float(min(30, max(1, interval // 5)))
+
+
+def failure_backoff(failures: int) -> float:
+    """0.5 s, 1 s, 2 s … at most a minute between rounds that keep failing."""
+    return float(min(0.5 * 2 ** (failures - 1), 60.0))
+
+
+@dataclass
+class Loops:
+    poller: Poller
+    deliverer: Deliverer
+    clock: Clock = utcnow
+    wake: asyncio.Event = field(default_factory=asyncio.Event)  # new messages are queued
+    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+
+    def start(self) -> None:
+        self.tasks.append(asyncio.create_task(self._poll_loop(), name=POLL_TASK))
+        self.tasks.append(asyncio.create_task(self._delivery_loop(), name="feedwatch-deliver"))
+
+    async def stop(self) -> None:
+        """Let the message in flight finish, then stop the loops (bounded by the grace
+        period); a poll cycle is cancelled at once (its feeds are polled again later)."""
+        self.deliverer.stopping = True
+        self.wake.set()
+        for task in self.tasks:
+            if task.get_name() == POLL_TASK:
+                task.cancel()
+        if self.tasks:  # none when startup failed before the loops began
+            done, pending = await asyncio.wait(self.tasks, timeout=SHUTDOWN_GRACE_SECONDS)
+            for task in pending:
+                task.cancel()
+            for task in (*done, *pending):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            self.tasks.clear()
+
+    async def _poll_loop(self) -> None:
+        poller = self.poller
+        tick = poll_tick_seconds(poller.settings.poll_interval_seconds)
+        full = False  # the disk is full: said once, and once more when space returns
+        while True:
+            try:
+                report = await poller.poll_due()
+                digests = await asyncio.to_thread(run_digests, poller.engine)
+                digests += await asyncio.to_thread(release_quiet, poller.engine)
+                if report.new or report.edited or digests:
+                    self.wake.set()
+                if full:
+                    log.warning("the database accepts writes again: polling resumed")
+                    full = False
+            except Exception as exc:  # keep polling whatever happened in one cycle
+                if not disk_full(exc):
+                    log.exception("poll cycle failed")
+                elif not full:
+                    full = True
+                    log.error("the database's disk is full: polling waits until space returns")
+            await asyncio.sleep(tick)
+
+    async def _delivery_loop(self) -> None:
+        """Deliver, then sleep until something is due. While rounds fail (the database
+        refuses writes) the loop backs off exponentially and logs one line per step, one
+        traceback in all."""
+        deliverer = self.deliverer
+        failures = 0
+        while not deliverer.stopping:
+            try:
+                await deliverer.deliver_due()
+                idle = await asyncio.to_thread(self._idle_seconds)
+            except Exception as exc:
+                failures += 1
+                idle = failure_backoff(failures)
+                if failures == 1:
+                    log.exception("delivery round failed; retrying in %.1f s", idle)
+                else:
+                    reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                    log.error("delivery round failed again (%s); retrying in %.1f s", reason, idle)
+            else:
+                if failures:
+                    log.info("delivery recovered after %d failed rounds", failures)
+                failures = 0
+            await self._pause(idle, wakeable=failures == 0)
+
+    async def _pause(self, seconds: float, *, wakeable: bool) -> None:
+        """Sleep `seconds`; new work (`wake`) cuts it short unless we are backing off; a
+        stop request always does."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while not self.deliverer.stopping and (remaining := deadline - loop.time()) > 0:
+            self.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), timeout=remaining)
+            if wakeable:
+                return
+
+    def _idle_seconds(self) -> float:
+        """Sleep until the next retry is due, but never longer than the idle period."""
+        with Session(self.poller.engine) as session:
+            metrics.PENDING.set(store.pending_count(session))
+            due = store.next_due_delivery(session)
+        if due is None:
+            return DELIVERY_IDLE_SECONDS
+        wait = (due - self.clock()).total_seconds()
+        return min(max(wait, 0.05), DELIVERY_IDLE_SECONDS)

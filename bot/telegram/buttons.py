@@ -1,0 +1,103 @@
+"""Button actions, declared once, and the one codec for button data.
+
+Each `Action` has one `Shape` (what follows its word: a feed id, a feed id and a count, a
+language, an offer and a number, a page); the data pattern, the encoder and the routes are
+derived from that table (`SHAPES`). Button data comes back from the client and can be forged
+(`"²"` passes `str.isdigit`; an id above 2^63 overflows a database integer), so it is parsed
+strictly against the shape and anything else is an expired button. Every encoding stays far
+below Telegram's 64-byte limit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+
+
+class Action(StrEnum):
+    UNSUB = "unsub"  # ✖ under /list
+    EDITS = "edits"  # the edits switch under /list
+    PREVIEW = "preview"  # the preview switch under /list
+    BACKLOG = "backlog"  # "Also the latest N" after subscribing
+    LANG = "lang"  # /language's choices
+    SUB = "sub"  # subscribe to a watched feed (/start)
+    ADD = "add"  # subscribe to one of the feeds found at an address
+    PAGE = "page"  # a page of /list
+    FULL = "full"  # an operator's full-text switch under /feeds
+
+
+class Shape(Enum):
+    FEED = r"([1-9][0-9]{0,17})"  # at most 18 digits: always below 2^63
+    FEED_COUNT = r"([1-9][0-9]{0,17}):([0-9])"
+    LANGUAGE = r"([a-z]{2})"
+    OFFER = r"([0-9a-f]{8}):([0-9])"
+    PAGE = r"([0-9]{1,3})"
+
+
+SHAPES: dict[Action, Shape] = {
+    Action.UNSUB: Shape.FEED,
+    Action.EDITS: Shape.FEED,
+    Action.PREVIEW: Shape.FEED,
+    Action.SUB: Shape.FEED,
+    Action.FULL: Shape.FEED,
+    Action.BACKLOG: Shape.FEED_COUNT,
+    Action.LANG: Shape.LANGUAGE,
+    Action.ADD: Shape.OFFER,
+    Action.PAGE: Shape.PAGE,
+}
+# Buttons about one of the chat's subscriptions (checked to still exist before they act).
+ABOUT_A_SUBSCRIPTION = frozenset({Action.UNSUB, Action.EDITS, Action.PREVIEW, Action.BACKLOG})
+_PATTERNS = {action: re.compile(shape.value, re.ASCII) for action, shape in SHAPES.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    action: Action
+    feed_id: int = 0
+    count: int = 0  # backlog: how many posts; add: which of the offer's feeds; page: which
+    language: str = ""
+    token: str = ""  # add: the offer
+
+
+def route(action: Action) -> str:
+    """What `CallbackQueryHandler(pattern=…)` routes on: the action word; `decode` does the
+    rest."""
+    return f"^{action.value}:"
+
+
+def encode(button: Button) -> str:
+    shape = SHAPES[button.action]
+    if shape is Shape.LANGUAGE:
+        rest = button.language
+    elif shape is Shape.FEED_COUNT:
+        rest = f"{button.feed_id}:{button.count}"
+    elif shape is Shape.OFFER:
+        rest = f"{button.token}:{button.count}"
+    elif shape is Shape.PAGE:
+        rest = str(button.count)
+    else:
+        rest = str(button.feed_id)
+    return f"{button.action.value}:{rest}"
+
+
+def decode(data: str | None) -> Button | None:
+    """The button, or None for anything this bot did not write."""
+    word, _, rest = (data or "").partition(":")
+    try:
+        action = Action(word)
+    except ValueError:
+        return None
+    match = _PATTERNS[action].fullmatch(rest)
+    if match is None:
+        return None
+    shape, parts = SHAPES[action], match.groups()
+    if shape is Shape.LANGUAGE:
+        return Button(action, language=parts[0])
+    if shape is Shape.FEED_COUNT:
+        return Button(action, feed_id=int(parts[0]), count=int(parts[1]))
+    if shape is Shape.OFFER:
+        return Button(action, count=int(parts[1]), token=parts[0])
+    if shape is Shape.PAGE:
+        return Button(action, count=int(parts[0]))
+    return Button(action, feed_id=int(parts[0]))

@@ -183,3 +183,54 @@ def test_ptb_is_imported_only_by_the_telegram_edge_and_the_cli() -> None:
             assert not any(n == "telegram" or n.startswith("telegram.") for n in names), (
                 f"{name} imports PTB"
             )
+
+
+HANDLERS = ("bot/telegram/commands", "bot/telegram/context.py", "bot/telegram/views.py")
+WRITES = ("insert", "update", "delete", "add", "merge", "enqueue", "upsert", "set_", "toggle")
+
+
+def _store_functions() -> dict[str, ast.FunctionDef]:
+    found = {}
+    for path in (ROOT / "bot" / "db" / "store").glob("*.py"):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                found[node.name] = node
+    return found
+
+
+def _writes(function: ast.FunctionDef, functions: dict[str, ast.FunctionDef]) -> bool:
+    """Does a store function change anything (a statement or a call that does)?"""
+    for node in ast.walk(function):
+        name = None
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+        elif isinstance(node, ast.Name) and node.id.startswith(("_INSERT", "_UPDATE", "_DELETE")):
+            return True
+        if name and (name.startswith(WRITES) or name in ("commit", "flush")):
+            return True
+    return False
+
+
+def test_handlers_change_state_only_through_services() -> None:
+    """A handler parses, calls a service, renders: it may read storage for what it shows, but
+    every change goes through `bot/services` (`svc.chats`, `svc.subscriptions`, the catalog)."""
+    functions = _store_functions()
+    paths = [
+        p
+        for h in HANDLERS
+        for p in ((ROOT / h).rglob("*.py") if (ROOT / h).is_dir() else [ROOT / h])
+    ]
+    used: set[str] = set()
+    for path in paths:
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "store":
+                used.add(node.attr)
+            if isinstance(node, ast.Attribute) and node.attr == "write":
+                raise AssertionError(f"{path.name} opens a write transaction")
+    assert len(used) >= 5  # the scan sees the reads
+    for name in sorted(used):
+        assert name in functions, name
+        assert not _writes(functions[name], functions), f"a handler calls store.{name}, a write"
+    assert _writes(functions["subscribe"], functions)  # the check can tell a write
+    assert _writes(functions["set_paused"], functions)

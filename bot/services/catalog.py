@@ -24,6 +24,7 @@ from bot.db import store
 from bot.db.engine import transaction
 from bot.db.reserve import freeing_write
 from bot.fetch import FetchError, RequestBudget
+from bot.services import run
 from bot.services.cpu import parse_off_loop
 from bot.services.poll_result import PollOutcome
 from bot.services.polling import Poller
@@ -144,17 +145,20 @@ class Catalog:
         """A new address for a feed: items, subscriptions and filters stay; validators reset."""
         url, result, _ = await self.fetch_feed(url, trusted=True)
         target, now = result.moved_to or url, self.poller.clock()
-
-        def move() -> None:
-            with transaction(self.poller.engine) as session:
-                if not store.move_feed(session, slug=slug, url=target, now=now):
-                    raise FeedAddError(f"no feed named {slug!r} (see `feed list`)")
-
-        await asyncio.to_thread(move)
+        moved = store.move_feed
+        if not await run.write(
+            self.poller.engine, lambda s: moved(s, slug=slug, url=target, now=now)
+        ):
+            raise FeedAddError(f"no feed named {slug!r} (see `feed list`)")
 
     async def rename_feed(self, slug: str, new_slug: str) -> None:
         """Give a feed another name (operators, `feed rename`)."""
         await asyncio.to_thread(rename, self.poller.engine, slug, new_slug)
+
+    async def toggle_full_text(self, feed_id: int) -> bool | None:
+        """An operator's switch: read each new post's page (or stop); None: no such feed."""
+        flip = store.toggle_full_text
+        return await run.write(self.poller.engine, lambda s: flip(s, feed_id=feed_id))
 
     async def remove_feed(self, slug: str) -> bool:
         """Stop watching a feed (even on a full disk); False if there is none by that name."""

@@ -20,10 +20,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import TypeVar
 
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -35,11 +33,11 @@ from bot.core.render import to_plain
 from bot.db import store
 from bot.db.engine import transaction, writer
 from bot.db.store import Queued
+from bot.services import run
 from bot.services.messenger import Messenger, Outgoing, Reply
 from bot.services.retries import Retries
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 MAX_RETRY_AFTER = 3600.0
 
 
@@ -110,7 +108,9 @@ class Deliverer:
         return sent
 
     async def _release(self, chat_ids: list[int]) -> None:
-        await self._db(lambda s: store.release_chats(s, chat_ids=chat_ids, owner=self.owner))
+        await run.write(
+            self.engine, lambda s: store.release_chats(s, chat_ids=chat_ids, owner=self.owner)
+        )
 
     def _claim_chats(self) -> list[int]:
         """Lease up to 50 chats with due messages; other workers skip them until released."""
@@ -129,8 +129,9 @@ class Deliverer:
         if now + self.lease / 2 < self._lease_ends.get(chat_id, now):
             return True
         until = now + self.lease
-        kept = await self._db(
-            lambda s: store.renew_chat(s, chat_id=chat_id, owner=self.owner, lease_until=until)
+        kept = await run.write(
+            self.engine,
+            lambda s: store.renew_chat(s, chat_id=chat_id, owner=self.owner, lease_until=until),
         )
         if kept:
             self._lease_ends[chat_id] = until
@@ -169,13 +170,6 @@ class Deliverer:
             ):  # stop, or moved: a migrated chat is claimed under its new id
                 return sent
         return sent
-
-    async def _db(self, work: Callable[[Session], T]) -> T:
-        def run() -> T:
-            with transaction(self.engine) as session:
-                return work(session)
-
-        return await asyncio.to_thread(run)
 
 
 class Sender:
@@ -219,19 +213,23 @@ class Sender:
             wait = min(answer.wait_seconds, MAX_RETRY_AFTER)
             log.warning("chat %s: Telegram asked to wait %.0f s (429)", delivery.chat_id, wait)
             until = self.clock() + timedelta(seconds=wait)
-            await self._db(
-                lambda s: store.hold_delivery(s, delivery_id=delivery.id or 0, until=until)
+            await run.write(
+                self.engine,
+                lambda s: store.hold_delivery(s, delivery_id=delivery.id or 0, until=until),
             )
             return Sent.STOP  # this chat waits; the others go on
         if reply is Reply.MOVED and answer.new_chat_id is not None:
             new_id = answer.new_chat_id
             log.info("chat %s migrated to %s; moving its subscriptions", delivery.chat_id, new_id)
-            await self._db(lambda s: store.migrate_chat(s, old_id=delivery.chat_id, new_id=new_id))
+            await run.write(
+                self.engine, lambda s: store.migrate_chat(s, old_id=delivery.chat_id, new_id=new_id)
+            )
             return Sent.MOVED
         if reply is Reply.BLOCKED:
             log.warning("chat %s: deactivated (%s)", delivery.chat_id, answer.error)
-            await self._db(
-                lambda s: store.set_chat_active(s, chat_id=delivery.chat_id, active=False)
+            await run.write(
+                self.engine,
+                lambda s: store.set_chat_active(s, chat_id=delivery.chat_id, active=False),
             )
             return Sent.STOP
         if reply is Reply.ENTITIES and not plain:
@@ -244,8 +242,9 @@ class Sender:
                 "delivery %s to chat %s failed: %s", delivery.id, delivery.chat_id, answer.error
             )
             error = answer.error
-            await self._db(
-                lambda s: store.mark_failed(s, delivery_id=delivery.id or 0, error=error)
+            await run.write(
+                self.engine,
+                lambda s: store.mark_failed(s, delivery_id=delivery.id or 0, error=error),
             )
             return Sent.NEXT
         if reply is not Reply.ACCEPTED:  # unreachable
@@ -256,7 +255,8 @@ class Sender:
     async def _network_failure(self, delivery: Queued, error: str) -> Sent:
         """Telegram or the network failed: `Retries` says when again and whether it counts."""
         retry = await self.retries.after_failure(delivery, error, self.messenger.answers)
-        await self._db(
+        await run.write(
+            self.engine,
             lambda s: store.mark_retry(
                 s,
                 delivery_id=delivery.id or 0,
@@ -264,7 +264,7 @@ class Sender:
                 retry_at=retry.at,
                 give_up=retry.give_up,
                 spend=retry.spend,
-            )
+            ),
         )
         return Sent.NEXT if retry.give_up else Sent.STOP
 
@@ -274,8 +274,8 @@ class Sender:
         if delivery.kind != MessageKind.EDITED or item_id is None:
             return None
         chat_id = delivery.chat_id
-        found = await self._db(
-            lambda s: store.original_message_id(s, chat_id=chat_id, item_id=item_id)
+        found = await run.write(
+            self.engine, lambda s: store.original_message_id(s, chat_id=chat_id, item_id=item_id)
         )
         return found
 
@@ -309,10 +309,3 @@ class Sender:
             return store.mark_sent(
                 connection, delivery_id=delivery_id, now=now, message_id=message_id
             )
-
-    async def _db(self, work: Callable[[Session], T]) -> T:
-        def run() -> T:
-            with transaction(self.engine) as session:
-                return work(session)
-
-        return await asyncio.to_thread(run)

@@ -26,6 +26,7 @@ from bot.core.lang import Translator
 from bot.core.paging import split_message
 from bot.db import store
 from bot.i18n import from_client, translator
+from bot.services.chats import ChatCard
 from bot.telegram import texts
 from bot.telegram.guard import Verdict
 from bot.telegram.rights import channel_problem, group_admin
@@ -114,11 +115,9 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
             language = None
             if chat is not None:
                 chat_id = self.chat_id
-                known, language = await self.svc.read(
+                _known, language = await self.svc.read(
                     lambda s: store.chat_language(s, chat_id=chat_id)
                 )
-                if known and language is None:  # a chat from before languages
-                    await self.remember_chat()
             self._tr = translator(language or self.client_language)
         return self._tr
 
@@ -131,12 +130,8 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
         title = chat.title or chat.full_name or chat.username or ""
         if self.channel is not None:
             (chat_id, title), type_ = self.channel, ChatType.CHANNEL
-        spoken, fixed = chosen or self.client_language, chosen is not None
-        await self.svc.write(
-            lambda s: store.upsert_chat(
-                s, chat_id=chat_id, type_=type_, title=title, language=spoken, chosen=fixed
-            )
-        )
+        card = ChatCard(chat_id, type_, title, chosen or self.client_language)
+        await self.svc.chats.remember(card, chosen=chosen is not None)
         if chosen is not None:
             self._tr = translator(chosen)
 

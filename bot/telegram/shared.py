@@ -14,12 +14,14 @@ from sqlmodel import Session
 
 from bot.clock import Clock, utcnow
 from bot.config import Settings
-from bot.db.engine import transaction
+from bot.services import run
 from bot.services.catalog import Catalog
+from bot.services.chats import Chats
 from bot.services.delivery import Deliverer
 from bot.services.discovery import DiscoveryGate
 from bot.services.loops import Loops
 from bot.services.polling import Poller
+from bot.services.subscribing import Subscriptions
 from bot.telegram.commands.spec import CommandTable
 from bot.telegram.guard import Guard
 from bot.telegram.offers import Offers
@@ -67,18 +69,16 @@ class Shared:
         await self.poller.models.aclose()
         await self.poller.fetcher.aclose()
 
-    async def write(self, work: Callable[[Session], T]) -> T:
-        """Run `work` in one transaction in a worker thread (SQLite may wait for a lock)."""
+    @property
+    def chats(self) -> Chats:
+        return Chats(self.engine)
 
-        def run() -> T:
-            with transaction(self.engine) as session:
-                return work(session)
-
-        return await asyncio.to_thread(run)
+    @property
+    def subscriptions(self) -> Subscriptions:
+        limit = self.settings.max_subscriptions_per_chat
+        return Subscriptions(self.engine, max_per_chat=limit, clock=self.clock)
 
     async def read(self, work: Callable[[Session], T]) -> T:
-        def run() -> T:
-            with Session(self.engine, expire_on_commit=False) as session:
-                return work(session)
-
-        return await asyncio.to_thread(run)
+        """What a handler shows, read in a worker thread. Handlers change state only through
+        the services (`chats`, `subscriptions`, `catalog`)."""
+        return await run.read(self.engine, work)

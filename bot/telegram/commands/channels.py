@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import re
 
-from sqlmodel import Session
 from telegram import (
     ChatAdministratorRights,
     KeyboardButton,
@@ -21,6 +20,7 @@ from telegram.error import TelegramError
 
 from bot.core.lang import N_
 from bot.db import store
+from bot.services.chats import ChatCard
 from bot.telegram import texts
 from bot.telegram.commands.spec import Command, Who
 from bot.telegram.context import Context, esc
@@ -79,7 +79,7 @@ async def cmd_channel(update: Update, context: Context) -> None:
     arg = context.args_text
     chat_id = chat.id
     if arg.lower() == "off":
-        await context.svc.write(lambda s: store.set_managing(s, chat_id=chat_id, channel_id=None))
+        await context.svc.chats.manage(chat_id, None)
         await context.reply(_(texts.CHANNEL_OFF), ReplyKeyboardRemove())
         return
     if not arg:
@@ -129,13 +129,7 @@ async def manage(update: Update, context: Context, reference: str | int) -> None
         return
     chat_id, channel_id, language = chat.id, found.id, context.client_language
 
-    def work(session: Session) -> None:
-        store.upsert_chat(
-            session, chat_id=channel_id, type_=ChatType.CHANNEL, title=title, language=language
-        )
-        store.set_managing(session, chat_id=chat_id, channel_id=channel_id)
-
-    await context.svc.write(work)
+    await context.svc.chats.manage(chat_id, ChatCard(channel_id, ChatType.CHANNEL, title, language))
     log.info("user %s manages channel %s from their private chat", user.id, channel_id)
     context.channel = (channel_id, title)
     await context.reply(_(texts.CHANNEL_MANAGED).format(title=esc(title)), ReplyKeyboardRemove())

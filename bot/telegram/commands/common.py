@@ -7,12 +7,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlmodel import Session
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 
 from bot.core.lang import Translator
 from bot.db import store
 from bot.db.store import FeedView
+from bot.services.subscribing import Subscribed
 from bot.telegram import texts
 from bot.telegram.buttons import ABOUT_A_SUBSCRIPTION, Button, decode
 from bot.telegram.context import Context, esc
@@ -92,21 +92,13 @@ async def subscription_answer(
     tr = await context.tr()
     _ = tr.gettext
     await context.remember_chat()
-    chat_id, feed_id = context.chat_id, feed.id
     limit = context.svc.settings.max_subscriptions_per_chat
-
-    def work(session: Session) -> str:
-        if store.count_subscriptions(session, chat_id=chat_id) >= limit:
-            return "limit"
-        added = store.subscribe(session, chat_id=chat_id, feed_id=feed_id, thread_id=thread_id)
-        return "added" if added else "had"
-
-    result = await context.svc.write(work)
+    result = await context.svc.subscriptions.subscribe(context.chat_id, feed.id, thread_id)
     title, slug = esc(feed.title), esc(feed.slug)
-    if result == "limit":
+    if result is Subscribed.LIMIT:
         text = _("This chat already has {limit} subscriptions, the most allowed.")
         return text.format(limit=limit), None
-    if result == "had":
+    if result is Subscribed.HAD:
         text = _("This chat is already subscribed to <b>{title}</b>.")
         return text.format(title=title), None
     text = _(
@@ -114,7 +106,7 @@ async def subscription_answer(
         "Narrow it down with <code>/filter {slug} CATEGORY</code> "
         "(see <code>/categories {slug}</code>)."
     )
-    return text.format(title=title, slug=slug), backlog_keyboard(feed_id, tr)
+    return text.format(title=title, slug=slug), backlog_keyboard(feed.id, tr)
 
 
 async def pressed(update: Update, context: Context) -> tuple[CallbackQuery, Button] | None:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from sqlmodel import Session
 from telegram import Update
 
 from bot.core.digest import DigestMode, DigestSchedule, DigestSyntaxError, parse_schedule
 from bot.core.lang import N_, then
-from bot.db import store
 from bot.telegram.commands.common import not_subscribed, setting_command
 from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context, esc
@@ -30,18 +28,9 @@ async def cmd_digest(update: Update, context: Context) -> None:
                 then(esc(exc.sentence(tr)), await context.usage("digest"), tr.language)
             )
             return
-    chat_id, now = context.chat_id, context.svc.clock()
-
-    def work(session: Session) -> str | None:
-        if not store.set_digest(
-            session, chat_id=chat_id, feed_id=feed.id, schedule=schedule, now=now
-        ):
-            return None
-        return store.chat_timezone(session, chat_id=chat_id)
-
-    zone = await context.svc.write(work)
-    title = esc(feed.title)
-    if zone is None:
+    done = await context.svc.subscriptions.set_digest(context.chat_id, feed.id, schedule)
+    zone, title = done.zone, esc(feed.title)
+    if not done.subscribed:
         await context.reply(not_subscribed(feed, tr))
     elif schedule is None:
         text = _("Digest for <b>{title}</b>: off, every post is sent at once.")

@@ -11,7 +11,7 @@ from dataclasses import replace
 from sqlmodel import Session
 from telegram import Update
 
-from bot.core.filters import FilterSyntaxError, describe, parse_filter, unknown_categories
+from bot.core.filters import FilterSyntaxError, describe, parse_filter
 from bot.core.lang import N_, Translator, then
 from bot.core.model import Audience, CategoryFilter, ParsedItem
 from bot.core.rules import looks_like_rules, parse_rules, reason, written
@@ -51,16 +51,10 @@ async def cmd_filter(update: Update, context: Context) -> None:
         await context.reply(then(esc(exc.sentence(tr)), await context.usage("filter"), tr.language))
         return
 
-    def work(session: Session) -> tuple[bool, list[str]]:
-        ok = True
-        if flt is not None:
-            ok = store.set_filter(session, chat_id=chat_id, feed_id=feed.id, flt=flt)
-        if rules is not None or spec.lower() == "off":
-            ok = store.set_rules(session, chat_id=chat_id, feed_id=feed.id, rules=rules) and ok
-        known = [name for name, _count in store.category_counts(session, feed_id=feed.id)]
-        return ok, unknown_categories(flt, known) if flt is not None else []
-
-    ok, unknown = await context.svc.write(work)
+    done = await context.svc.subscriptions.set_filter(
+        chat_id, feed.id, flt, rules, clear=spec.lower() == "off"
+    )
+    ok, unknown = done.subscribed, list(done.unknown)
     if not ok:
         await context.reply(not_subscribed(feed, tr))
         return
@@ -94,7 +88,7 @@ async def _chat_rules(context: Context) -> None:
         return
     await context.remember_chat()
     chat_id = context.chat_id
-    await context.svc.write(lambda s: store.set_chat_rules(s, chat_id=chat_id, rules=rules))
+    await context.svc.chats.set_rules(chat_id, rules)
     if rules is None:
         await context.reply(tr.gettext("Rules for every feed here: none."))
         return

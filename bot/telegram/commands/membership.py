@@ -9,8 +9,8 @@ from telegram import ChatMember, ChatMemberUpdated, Update
 from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
 
-from bot.db import store
 from bot.i18n import from_client, translator
+from bot.services.chats import ChatCard
 from bot.telegram import help_screen, texts
 from bot.telegram.context import Context
 from bot.telegram.rights import may_post
@@ -31,15 +31,11 @@ async def on_my_chat_member(update: Update, context: Context) -> None:
         gone = not may_post(member)
     if gone:
         log.info("chat %s: bot removed, blocked or unable to post; deactivating", chat.id)
-        await context.svc.write(lambda s: store.set_chat_active(s, chat_id=chat.id, active=False))
+        await context.svc.chats.left(chat.id)
         return
     title = chat.title or chat.full_name or ""  # whoever added the bot chooses the language
     language = from_client(change.from_user.language_code)
-    await context.svc.write(
-        lambda s: store.upsert_chat(
-            s, chat_id=chat.id, type_=chat.type, title=title, language=language
-        )
-    )
+    await context.svc.chats.remember(ChatCard(chat.id, chat.type, title, language))
     joined = change.old_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED)
     if joined and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):  # one line on how to start
         hello = translator(language).gettext(help_screen.GROUP_HELLO)
@@ -56,7 +52,7 @@ async def on_migrate(update: Update, context: Context) -> None:
         return
     old_id, new_id = message.chat_id, message.migrate_to_chat_id
     log.info("chat %s migrated to %s", old_id, new_id)
-    await context.svc.write(lambda s: store.migrate_chat(s, old_id=old_id, new_id=new_id))
+    await context.svc.chats.migrated(old_id, new_id)
 
 
 async def on_error(update: object, context: Context) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.core.lang import N_
-from bot.db import store
 from bot.telegram import texts
 from bot.telegram.commands.common import not_subscribed, setting_command
 from bot.telegram.commands.spec import Command
@@ -30,9 +29,7 @@ async def cmd_summary(update: Update, context: Context) -> None:
         return
     tr, feed, mode, chat_id = cmd.tr, cmd.feed, cmd.rest.strip().lower(), context.chat_id
     stored = None if mode == "extract" else mode
-    if await context.svc.write(
-        lambda s: store.set_summary_mode(s, chat_id=chat_id, feed_id=feed.id, mode=stored)
-    ):
+    if await context.svc.subscriptions.set_summary_mode(chat_id, feed.id, stored):
         await context.reply(tr.gettext(SUMMARY_MODES[mode]).format(title=esc(feed.title)))
     else:
         await context.reply(not_subscribed(feed, tr))
@@ -49,7 +46,7 @@ async def cmd_translate(update: Update, context: Context) -> None:
         return
     await context.remember_chat()
     chat_id, on = context.chat_id, word == "on"
-    await context.svc.write(lambda s: store.set_translate(s, chat_id=chat_id, on=on))
+    await context.svc.chats.set_translate(chat_id, on=on)
     await context.reply(tr.gettext(texts.TRANSLATE_ON if on else texts.TRANSLATE_OFF))
 
 

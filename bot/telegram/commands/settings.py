@@ -16,7 +16,7 @@ from bot.core.filters import (
 from bot.core.lang import N_, then
 from bot.core.model import KeywordFilter
 from bot.core.quiet import QuietSyntaxError, parse_quiet
-from bot.db import store
+from bot.services.subscribing import Switch
 from bot.telegram.buttons import Action
 from bot.telegram.commands.common import not_subscribed, pressed, setting_command
 from bot.telegram.commands.filters import filter_test
@@ -43,9 +43,7 @@ async def cmd_keywords(update: Update, context: Context) -> None:
             )
             return
     chat_id = context.chat_id
-    if await context.svc.write(
-        lambda s: store.set_keywords(s, chat_id=chat_id, feed_id=feed.id, words=words)
-    ):
+    if await context.svc.subscriptions.set_keywords(chat_id, feed.id, words):
         text = tr.gettext("Keywords for <b>{title}</b>: {keywords}.")
         shown = esc(describe_keywords(words, tr))
         test = await filter_test(context, feed)
@@ -59,7 +57,6 @@ TOGGLED = {
     ("silent", True): N_("Messages from <b>{title}</b> now arrive without a sound."),
     ("silent", False): N_("Messages from <b>{title}</b> now arrive with a notification sound."),
 }
-SETTERS = {"silent": store.set_silent}
 PREVIEW_MODES = {
     "image": N_("Messages from <b>{title}</b> now show the post's image above the text."),
     "link": N_("Messages from <b>{title}</b> now show a preview of the post's link."),
@@ -70,7 +67,7 @@ FORMATS = {
     "summary": N_("Messages from <b>{title}</b> now show a summary of the post."),
     "full": N_("Messages from <b>{title}</b> now show the whole post, as much as fits."),
 }
-TOGGLES = {Action.EDITS: store.toggle_edits, Action.PREVIEW: store.toggle_preview}
+SWITCHES = {Action.EDITS: Switch.EDITS, Action.PREVIEW: Switch.PREVIEW}
 EDIT_WEIGHTS = {
     "all": N_("Edit notifications for <b>{title}</b>: every edit (minor ones say so)."),
     "substantive": N_(
@@ -87,9 +84,7 @@ async def cmd_edits(update: Update, context: Context) -> None:
     if cmd is None:
         return
     tr, feed, mode, chat_id = cmd.tr, cmd.feed, _weight(cmd.rest), context.chat_id
-    if await context.svc.write(
-        lambda s: store.set_edit_weight(s, chat_id=chat_id, feed_id=feed.id, mode=mode)
-    ):
+    if await context.svc.subscriptions.set_edit_weight(chat_id, feed.id, mode):
         await context.reply(tr.gettext(EDIT_WEIGHTS[mode]).format(title=esc(feed.title)))
     else:
         await context.reply(not_subscribed(feed, tr))
@@ -106,9 +101,7 @@ async def cmd_preview(update: Update, context: Context) -> None:
     if cmd is None:
         return
     tr, feed, mode, chat_id = cmd.tr, cmd.feed, _mode(cmd.rest), context.chat_id
-    if await context.svc.write(
-        lambda s: store.set_preview_mode(s, chat_id=chat_id, feed_id=feed.id, mode=mode)
-    ):
+    if await context.svc.subscriptions.set_preview_mode(chat_id, feed.id, mode):
         await context.reply(tr.gettext(PREVIEW_MODES[mode]).format(title=esc(feed.title)))
     else:
         await context.reply(not_subscribed(feed, tr))
@@ -120,9 +113,7 @@ async def cmd_format(update: Update, context: Context) -> None:
     if cmd is None:
         return
     tr, feed, form, chat_id = cmd.tr, cmd.feed, cmd.rest.strip().lower(), context.chat_id
-    if await context.svc.write(
-        lambda s: store.set_message_format(s, chat_id=chat_id, feed_id=feed.id, form=form)
-    ):
+    if await context.svc.subscriptions.set_format(chat_id, feed.id, form):
         await context.reply(tr.gettext(FORMATS[form]).format(title=esc(feed.title)))
     else:
         await context.reply(not_subscribed(feed, tr))
@@ -143,8 +134,7 @@ async def _switch(context: Context, name: str) -> None:
     if cmd is None:
         return
     tr, feed, on, chat_id = cmd.tr, cmd.feed, cmd.rest.lower() == "on", context.chat_id
-    setter = SETTERS[name]
-    if await context.svc.write(lambda s: setter(s, chat_id=chat_id, feed_id=feed.id, on=on)):
+    if await context.svc.subscriptions.set_silent(chat_id, feed.id, on=on):
         await context.reply(tr.gettext(TOGGLED[name, on]).format(title=esc(feed.title)))
     else:
         await context.reply(not_subscribed(feed, tr))
@@ -156,8 +146,8 @@ async def on_toggle(update: Update, context: Context) -> None:
     if found is None:
         return
     query, button = found
-    toggle, chat_id = TOGGLES[button.action], context.chat_id
-    await context.svc.write(lambda s: toggle(s, chat_id=chat_id, feed_id=button.feed_id))
+    switch = SWITCHES[button.action]
+    await context.svc.subscriptions.toggle(context.chat_id, button.feed_id, switch)
     await edit(query, *await current_list(context, feed_id=button.feed_id))
     await query.answer()
 
@@ -178,7 +168,7 @@ async def _pause(context: Context, *, paused: bool) -> None:
         return
     await context.remember_chat()
     chat_id = context.chat_id
-    await context.svc.write(lambda s: store.set_paused(s, chat_id=chat_id, paused=paused))
+    await context.svc.chats.pause(chat_id, paused=paused)
     if paused:
         text = tr.gettext("Paused. Subscriptions and filters are kept; /resume to restart.")
     else:
@@ -198,7 +188,7 @@ async def cmd_timezone(update: Update, context: Context) -> None:
         return
     await context.remember_chat()
     chat_id = context.chat_id
-    await context.svc.write(lambda s: store.set_timezone(s, chat_id=chat_id, zone=name))
+    await context.svc.chats.set_timezone(chat_id, name)
     await context.reply(tr.gettext("Time zone: {zone}.").format(zone=esc(name)))
 
 
@@ -234,8 +224,7 @@ async def cmd_quiet(update: Update, context: Context) -> None:
             return
     await context.remember_chat()
     chat_id = context.chat_id
-    await context.svc.write(lambda s: store.set_quiet(s, chat_id=chat_id, window=window))
-    zone = await context.svc.read(lambda s: store.chat_timezone(s, chat_id=chat_id))
+    zone = await context.svc.chats.set_quiet(chat_id, window)
     if window is None:
         await context.reply(tr.gettext("Quiet hours off: messages arrive as they come."))
         return

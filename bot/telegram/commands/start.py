@@ -117,7 +117,7 @@ async def on_full_text(update: Update, context: Context) -> None:
     if not context.is_operator:
         await query.answer((await context.tr()).gettext(texts.FULL_TEXT_OPERATORS), show_alert=True)
         return
-    await context.svc.write(lambda s: store.toggle_full_text(s, feed_id=button.feed_id))
+    await context.svc.catalog.toggle_full_text(button.feed_id)
     await subscriptions.edit(query, *await feeds_view(context))
     await query.answer()
 

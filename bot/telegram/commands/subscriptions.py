@@ -4,23 +4,19 @@ under /subscribe (the backlog choice) and /list (unsubscribe)."""
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 
-from sqlmodel import Session
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
 from bot.core.discover import looks_like_url
 from bot.core.lang import N_
-from bot.core.model import FeedInfo
 from bot.core.opml import OpmlFeed, render_opml
 from bot.core.paging import split_message
 from bot.core.render import TELEGRAM_LIMIT
 from bot.core.urls import shown_url
 from bot.db import store
 from bot.db.store import FeedView
-from bot.services.outbox import plan_backlog
 from bot.telegram import texts
 from bot.telegram.commands import adding
 from bot.telegram.commands.common import find_feed, pressed, subscription_answer, topic_of
@@ -64,7 +60,7 @@ async def cmd_unsubscribe(update: Update, context: Context) -> None:
             return
         arg = subs[0][1].slug
     if arg.lower() == "all":
-        count = await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=None))
+        count = await svc.subscriptions.unsubscribe(chat_id, None)
         text = tr.ngettext(
             "Unsubscribed from {count} feed.", "Unsubscribed from {count} feeds.", count
         )
@@ -73,7 +69,7 @@ async def cmd_unsubscribe(update: Update, context: Context) -> None:
     feed = await find_feed(context, arg, "unsubscribe")
     if feed is None:
         return
-    count = await svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed.id))
+    count = await svc.subscriptions.unsubscribe(chat_id, feed.id)
     if count:
         text = tr.gettext("Unsubscribed from <b>{title}</b>.")
     else:
@@ -85,14 +81,11 @@ async def current_list(
     context: Context, *, page: int = 0, feed_id: int | None = None
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     """One page of /list: `page`, or the one showing `feed_id` (a button under it pressed)."""
-    chat_id = context.chat_id
-    subs = await context.svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
-    paused = await context.svc.read(lambda s: store.is_paused(s, chat_id=chat_id))
-    translate = await context.svc.read(lambda s: store.chat_translates(s, chat_id=chat_id))
-    quiet = await context.svc.read(lambda s: store.chat_quiet(s, chat_id=chat_id))
+    seen = await context.svc.subscriptions.overview(context.chat_id)
     if feed_id is not None:
-        page = page_of(subs, feed_id)
-    return list_view(subs, paused, await context.tr(), page, translate, quiet)
+        page = page_of(seen.subscriptions, feed_id)
+    tr = await context.tr()
+    return list_view(seen.subscriptions, seen.paused, tr, page, seen.translate, seen.quiet)
 
 
 async def cmd_list(update: Update, context: Context) -> None:
@@ -173,9 +166,7 @@ async def on_backlog(update: Update, context: Context) -> None:
     query, button = found
     tr = await context.tr()
     chat_id, feed_id, count = context.chat_id, button.feed_id, min(button.count, BACKLOG)
-    queued = await context.svc.write(
-        lambda s: queue_backlog(s, chat_id=chat_id, feed_id=feed_id, count=count)
-    )
+    queued = await context.svc.subscriptions.queue_backlog(chat_id, feed_id, count)
     context.svc.wake.set()
     if queued:
         note = tr.ngettext(
@@ -197,7 +188,7 @@ async def on_unsub(update: Update, context: Context) -> None:
     chat_id, feed_id = context.chat_id, button.feed_id
     subs = await context.svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
     page = page_of(subs, feed_id)  # where it was: that page is shown again
-    await context.svc.write(lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed_id))
+    await context.svc.subscriptions.unsubscribe(chat_id, feed_id)
     await edit(query, *await current_list(context, page=page))
     await query.answer((await context.tr()).gettext("Unsubscribed."))
 
@@ -210,25 +201,6 @@ async def on_list_page(update: Update, context: Context) -> None:
     query, button = found
     await edit(query, *await current_list(context, page=button.count))
     await query.answer()
-
-
-def queue_backlog(session: Session, *, chat_id: int, feed_id: int, count: int) -> int:
-    """Queue the newest `count` posts (oldest of them first) that this chat has not had yet."""
-    if count <= 0:
-        return 0
-    reader = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
-    feed = store.feed_by_id(session, feed_id=feed_id)
-    if reader is None or feed is None:
-        return 0
-    latest = store.latest_items(session, feed_id=feed_id, limit=count)
-    had = store.delivered_item_ids(session, chat_id=chat_id, item_ids=[i for i, _ in latest])
-    fresh = [(item_id, item) for item_id, item in reversed(latest) if item_id not in had]
-    _known, language = store.chat_language(session, chat_id=chat_id)
-    zone = store.chat_timezone(session, chat_id=chat_id)
-    reader = replace(reader, language=language, timezone=zone)
-    rows = plan_backlog(fresh, reader, FeedInfo(slug=feed.slug, title=feed.title), feed_id)
-    store.enqueue(session, rows=rows)
-    return len(rows)
 
 
 async def edit(query: CallbackQuery, text: str, keyboard: InlineKeyboardMarkup | None) -> None:

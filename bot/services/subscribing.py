@@ -1,0 +1,194 @@
+"""What a chat follows, and how, as use cases: subscribe (within the per-chat limit), leave,
+the latest posts after subscribing, filters, keywords and every per-subscription switch.
+Each returns what happened as a value (`Subscribed`, a bool for "the chat follows that feed");
+handlers turn it into the chat's sentence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from bot.clock import Clock, utcnow
+from bot.core.digest import DigestSchedule
+from bot.core.filters import unknown_categories
+from bot.core.model import Audience, CategoryFilter, FeedInfo, KeywordFilter
+from bot.db import store
+from bot.db.store import FeedView
+from bot.services import run
+from bot.services.outbox import plan_backlog
+
+
+class Subscribed(StrEnum):
+    ADDED = "added"
+    HAD = "had"  # the chat followed the feed already
+    LIMIT = "limit"  # the chat follows as many feeds as it may
+
+
+class Switch(StrEnum):
+    """A subscription's two-state switches under /list."""
+
+    EDITS = "edits"
+    PREVIEW = "preview"
+
+
+@dataclass(frozen=True, slots=True)
+class FilterSet:
+    subscribed: bool  # False: the chat does not follow the feed; nothing changed
+    unknown: tuple[str, ...] = ()  # categories the feed was never seen to use
+
+
+@dataclass(frozen=True, slots=True)
+class DigestSet:
+    subscribed: bool
+    zone: str = "UTC"  # the chat's time zone, which a daily time is in
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """What /list shows, read at once: the chat's subscriptions (by feed name) and its own
+    switches."""
+
+    subscriptions: list[tuple[Audience, FeedView]]
+    paused: bool = False
+    translate: bool = False
+    quiet: str | None = None
+
+
+class Subscriptions:
+    def __init__(self, engine: Engine, *, max_per_chat: int, clock: Clock = utcnow) -> None:
+        self.engine, self.max_per_chat, self.clock = engine, max_per_chat, clock
+
+    async def overview(self, chat_id: int) -> Overview:
+        def work(session: Session) -> Overview:
+            return Overview(
+                store.chat_subscriptions(session, chat_id=chat_id),
+                paused=store.is_paused(session, chat_id=chat_id),
+                translate=store.chat_translates(session, chat_id=chat_id),
+                quiet=store.chat_quiet(session, chat_id=chat_id),
+            )
+
+        return await run.read(self.engine, work)
+
+    async def subscribe(self, chat_id: int, feed_id: int, thread_id: int | None) -> Subscribed:
+        """Follow a feed (in a forum topic: there), unless the chat is at its limit (checked in
+        the same transaction, so two commands at once cannot both pass)."""
+
+        def work(session: Session) -> Subscribed:
+            if store.count_subscriptions(session, chat_id=chat_id) >= self.max_per_chat:
+                return Subscribed.LIMIT
+            added = store.subscribe(session, chat_id=chat_id, feed_id=feed_id, thread_id=thread_id)
+            return Subscribed.ADDED if added else Subscribed.HAD
+
+        return await run.write(self.engine, work)
+
+    async def unsubscribe(self, chat_id: int, feed_id: int | None) -> int:
+        """Leave one feed (None: every feed); how many subscriptions ended."""
+        return await run.write(
+            self.engine, lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed_id)
+        )
+
+    async def queue_backlog(self, chat_id: int, feed_id: int, count: int) -> int:
+        """Queue the newest `count` posts (oldest of them first) this chat has not had yet."""
+        return await run.write(self.engine, lambda s: _backlog(s, chat_id, feed_id, count))
+
+    async def set_filter(
+        self,
+        chat_id: int,
+        feed_id: int,
+        flt: CategoryFilter | None,
+        rules: list[str] | None,
+        *,
+        clear: bool = False,
+    ) -> FilterSet:
+        """Categories (`flt`) or field rules (`rules`); `clear` (`/filter off`) ends both."""
+
+        def work(session: Session) -> FilterSet:
+            ok = True
+            if flt is not None or clear:
+                cleared = flt if flt is not None else CategoryFilter()
+                ok = store.set_filter(session, chat_id=chat_id, feed_id=feed_id, flt=cleared)
+            if rules is not None or clear:
+                ok = store.set_rules(session, chat_id=chat_id, feed_id=feed_id, rules=rules) and ok
+            if not ok or flt is None:
+                return FilterSet(ok)
+            known = [name for name, _n in store.category_counts(session, feed_id=feed_id)]
+            return FilterSet(ok, tuple(unknown_categories(flt, known)))
+
+        return await run.write(self.engine, work)
+
+    async def set_keywords(self, chat_id: int, feed_id: int, words: KeywordFilter) -> bool:
+        return await run.write(
+            self.engine,
+            lambda s: store.set_keywords(s, chat_id=chat_id, feed_id=feed_id, words=words),
+        )
+
+    async def set_edit_weight(self, chat_id: int, feed_id: int, mode: str) -> bool:
+        return await run.write(
+            self.engine,
+            lambda s: store.set_edit_weight(s, chat_id=chat_id, feed_id=feed_id, mode=mode),
+        )
+
+    async def set_preview_mode(self, chat_id: int, feed_id: int, mode: str) -> bool:
+        return await run.write(
+            self.engine,
+            lambda s: store.set_preview_mode(s, chat_id=chat_id, feed_id=feed_id, mode=mode),
+        )
+
+    async def set_format(self, chat_id: int, feed_id: int, form: str) -> bool:
+        return await run.write(
+            self.engine,
+            lambda s: store.set_message_format(s, chat_id=chat_id, feed_id=feed_id, form=form),
+        )
+
+    async def set_silent(self, chat_id: int, feed_id: int, *, on: bool) -> bool:
+        return await run.write(
+            self.engine, lambda s: store.set_silent(s, chat_id=chat_id, feed_id=feed_id, on=on)
+        )
+
+    async def set_summary_mode(self, chat_id: int, feed_id: int, mode: str | None) -> bool:
+        """ "model" (the operator's language model writes it) or None (the post's sentences)."""
+        return await run.write(
+            self.engine,
+            lambda s: store.set_summary_mode(s, chat_id=chat_id, feed_id=feed_id, mode=mode),
+        )
+
+    async def set_digest(
+        self, chat_id: int, feed_id: int, schedule: DigestSchedule | None
+    ) -> DigestSet:
+        """A digest schedule (None: every post at once); its first period starts now."""
+        now: datetime = self.clock()
+
+        def work(session: Session) -> DigestSet:
+            if not store.set_digest(
+                session, chat_id=chat_id, feed_id=feed_id, schedule=schedule, now=now
+            ):
+                return DigestSet(False)
+            return DigestSet(True, store.chat_timezone(session, chat_id=chat_id))
+
+        return await run.write(self.engine, work)
+
+    async def toggle(self, chat_id: int, feed_id: int, switch: Switch) -> bool:
+        flip = store.toggle_edits if switch is Switch.EDITS else store.toggle_preview
+        return await run.write(self.engine, lambda s: flip(s, chat_id=chat_id, feed_id=feed_id))
+
+
+def _backlog(session: Session, chat_id: int, feed_id: int, count: int) -> int:
+    if count <= 0:
+        return 0
+    reader = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
+    feed = store.feed_by_id(session, feed_id=feed_id)
+    if reader is None or feed is None:
+        return 0
+    latest = store.latest_items(session, feed_id=feed_id, limit=count)
+    had = store.delivered_item_ids(session, chat_id=chat_id, item_ids=[i for i, _ in latest])
+    fresh = [(item_id, item) for item_id, item in reversed(latest) if item_id not in had]
+    _known, language = store.chat_language(session, chat_id=chat_id)
+    zone = store.chat_timezone(session, chat_id=chat_id)
+    reader = replace(reader, language=language, timezone=zone)
+    rows = plan_backlog(fresh, reader, FeedInfo(slug=feed.slug, title=feed.title), feed_id)
+    store.enqueue(session, rows=rows)
+    return len(rows)

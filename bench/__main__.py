@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.corpus import CorpusServer
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.threaded import ThreadedApp
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.threaded import ThreadedApp
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "bench" / ".work"

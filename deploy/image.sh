@@ -5,7 +5,7 @@
 # builds the unchanged Dockerfile as root over a stand-in for python:3.11-slim made once from
 # Debian packages (debootstrap minbase bookworm + python3.11, venv, pip, CA certificates, tzdata;
 # `python`/`pip` linked into /usr/local/bin; no EXTERNALLY-MANAGED marker, as in the official
-# image). The smoke test (tests/image_smoke.py) runs inside the image with buildah.
+# image). The smoke test (tests/system/image_smoke.py) runs inside the image with buildah.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -60,7 +60,7 @@ built=$(date +%s)
 echo "   built in $((built - started)) s"
 
 echo "== smoke test inside the image"
-.venv/bin/python -m tests.image_smoke "$TAG" "$BASE"
+.venv/bin/python -m tests.system.image_smoke "$TAG" "$BASE"
 
 echo "== docker-compose.yml (docker-compose config)"
 check=$(mktemp -d)

@@ -14,14 +14,11 @@ import pytest
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 
-from bot.config import Settings, load_settings
 from bot.db.engine import make_engine
 from bot.db.migrate import upgrade
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-
-PG_URL = os.environ.get("TEST_DATABASE_URL", "")
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from tests.support.databases import IN_CI, PG_URL, postgres_database
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
 
 # Tests must never pick up a developer's .env or environment.
 for _name in list(os.environ):
@@ -79,23 +76,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         if IN_CI:
             pytest.fail("CI=true but TEST_DATABASE_URL is not set: PostgreSQL tests must run")
         pytest.skip("TEST_DATABASE_URL not set")
-    yield from _postgres_database(request.getfixturevalue("postgres_template"))
-
-
-def _postgres_database(template: str) -> Iterator[str]:
-    import psycopg
-
-    admin = make_url(PG_URL)
-    name = f"fw_{uuid.uuid4().hex[:12]}"
-    dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-    url = admin.set(database=name).render_as_string(hide_password=False)
-    try:
-        yield url
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    yield from postgres_database(request.getfixturevalue("postgres_template"))
 
 
 @pytest.fixture
@@ -131,16 +112,3 @@ def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, str]:
         monkeypatch.setenv(key, value)
     monkeypatch.chdir(tmp_path)  # no stray .env, and ./data stays inside tmp
     return values
-
-
-def make_settings(db_url: str, **overrides: object) -> Settings:
-    values: dict[str, object] = {
-        "_env_file": None,
-        "database_url": db_url,
-        "poll_interval_seconds": 60,
-        "fetch_timeout_seconds": 3.0,
-        "connect_timeout_seconds": 2.0,
-        "allow_private_feed_urls": False,
-    }
-    values.update(overrides)
-    return load_settings(**values)

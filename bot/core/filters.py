@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from bot.core.lang import ENGLISH, N_, Translator, UserError
-from bot.core.model import Audience, CategoryFilter, Change, ChangeKind, KeywordFilter
+from bot.core.model import CategoryFilter, Change, ChangeKind, KeywordFilter, Reader
 from bot.core.text import clean_inline
 
 _WORD = re.compile(r"\w+")
@@ -138,7 +138,7 @@ def describe_keywords(flt: KeywordFilter, tr: Translator = ENGLISH) -> str:
     return ", ".join([*map(show, flt.include), *(f"-{show(w)}" for w in flt.exclude)])
 
 
-def wants(audience: Audience, change: Change, translated: str = "") -> bool:
+def wants(audience: Reader, change: Change, translated: str = "") -> bool:
     """Categories AND keywords AND (a new post, or edits are wanted). `translated`: the post's
     title and summary in the chat's language (a chat that translates), searched too."""
     if change.kind is ChangeKind.EDITED and not audience.edits:

@@ -187,8 +187,9 @@ class KeywordFilter(IncludeExclude):
 
 
 @dataclass(frozen=True, slots=True)
-class Audience:
-    """One subscription as the fan-out sees it."""
+class Reader:
+    """One chat reading one feed (a subscription) as the fan-out sees it: its filters, its
+    settings and the chat's language, zone and quiet hours."""
 
     chat_id: int
     feed_id: int = 0

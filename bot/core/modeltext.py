@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from bot.core.model import Audience, Change, ChangeKind
+from bot.core.model import Change, ChangeKind, Reader
 from bot.core.summary import sentence_ends
 from bot.core.text import clean_inline, shorten
 
@@ -105,7 +105,7 @@ class Written:
     language: str
     texts: Mapping[tuple[str, Kind], ModelText] = field(default_factory=dict)
 
-    def for_reader(self, reader: Audience, change: Change) -> ModelText | None:
+    def for_reader(self, reader: Reader, change: Change) -> ModelText | None:
         """What this chat's message shows from the model, if anything: the model's summary
         (`/summary FEED model`), with the title translated when the chat translates and the
         post is in another language; else the translation (`/translate on`)."""
@@ -123,7 +123,7 @@ class Written:
         return None
 
 
-def needs(readers: Iterable[Audience], post_language: str) -> set[tuple[str, Kind]]:
+def needs(readers: Iterable[Reader], post_language: str) -> set[tuple[str, Kind]]:
     """The (language, kind) texts a post needs for these chats: a call each, not one a chat."""
     wanted: set[tuple[str, Kind]] = set()
     for reader in readers:

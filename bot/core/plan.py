@@ -24,13 +24,13 @@ from bot.core.entries import NotAFeed
 from bot.core.fulltext import excerpt_only, with_article
 from bot.core.identity import Rekey, identity_of, reconcile
 from bot.core.model import (
-    Audience,
     Change,
     ChangeKind,
     Detection,
     Identity,
     ParsedItem,
     RawFeed,
+    Reader,
     StoredItem,
 )
 from bot.core.parse import finish_feed
@@ -49,7 +49,7 @@ class Known:
     candidates: Sequence[StoredItem] = ()
     has_stored: bool = False
     newest: datetime | None = None
-    audience: Sequence[Audience] = ()
+    audience: Sequence[Reader] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -164,9 +164,10 @@ def _bullets(
     return out
 
 
-def esc(value: str) -> str:
-    """Escape text content: `&`, `<`, `>` (quotes are harmless outside attributes)."""
-    return html.escape(_SURROGATE.sub("\ufffd", value), quote=False)
+def esc(value: object) -> str:
+    """Escape text content: `&`, `<`, `>` (quotes are harmless outside attributes); the one
+    escape for everything that goes into Telegram HTML, replies included."""
+    return html.escape(_SURROGATE.sub("\ufffd", str(value)), quote=False)
 
 
 def esc_attr(value: str) -> str:

@@ -22,7 +22,7 @@ import re2
 from bot.core import filters
 from bot.core.filters import FilterSyntaxError, keywords_match
 from bot.core.lang import N_
-from bot.core.model import Audience, Change, KeywordFilter, ParsedItem
+from bot.core.model import Change, KeywordFilter, ParsedItem, Reader
 
 FIELDS = ("title", "text", "author", "category", "link")
 MAX_PATTERN = 200
@@ -155,7 +155,7 @@ def _field(name: str, item: ParsedItem) -> str:
     return item.link or ""
 
 
-def wants(reader: Audience, change: Change, translated: str = "") -> bool:
+def wants(reader: Reader, change: Change, translated: str = "") -> bool:
     """The fan-out's one question: categories, keywords, edits (core/filters.py) and this
     feed's and the chat's field rules."""
     item = change.item
@@ -166,7 +166,7 @@ def wants(reader: Audience, change: Change, translated: str = "") -> bool:
     )
 
 
-def reason(reader: Audience, item: ParsedItem) -> str | None:
+def reason(reader: Reader, item: ParsedItem) -> str | None:
     """Why a new post would not reach this chat (the filter test), None when it would."""
     if not filters.matches(reader.categories, item.categories):
         return f"/filter {filters.describe(reader.categories)}"

@@ -1,5 +1,5 @@
 """SQLModel tables. Alembic migrations in `alembic/versions` own the schema; keep them in step
-(`tests/test_migrations.py` fails when autogenerate would find a difference)."""
+(`tests/db/test_migrations.py` fails when autogenerate would find a difference)."""
 
 from __future__ import annotations
 

@@ -41,6 +41,19 @@ class Chats:
             ),
         )
 
+    async def language_of(self, card: ChatCard) -> str | None:
+        """The chat's language (None: a chat the bot does not know yet). A chat stored before
+        languages existed (migration 0006 left it without one) takes the card's client
+        language now, so it keeps the language it was first answered in."""
+
+        known, language = await run.read(
+            self.engine, lambda s: store.chat_language(s, chat_id=card.chat_id)
+        )
+        if not known or language is not None or card.language is None:
+            return language  # the usual case: one read, no write lock
+        await self.remember(card)  # fills the unset language
+        return card.language
+
     async def left(self, chat_id: int) -> None:
         """The bot was removed, blocked, or may not post: nothing more is sent there."""
         await run.write(

@@ -28,7 +28,7 @@ from bot.config import Settings
 from bot.core.article import Article
 from bot.core.decide import FeedState
 from bot.core.entries import NotAFeed
-from bot.core.model import Audience, RawEntry, RawFeed
+from bot.core.model import RawEntry, RawFeed, Reader
 from bot.core.modeltext import (
     Kind,
     ModelText,
@@ -174,7 +174,7 @@ class ModelWriter:
                 written[job.item][(job.language, job.kind)] = text
         return {p.item: Written(p.language, written[p.item]) for p in posts}
 
-    def _jobs(self, post: _Post, readers: Sequence[Audience]) -> list[_Job]:
+    def _jobs(self, post: _Post, readers: Sequence[Reader]) -> list[_Job]:
         assert self.api is not None
         jobs = []
         for language, kind in sorted(needs(readers, post.language)):
@@ -235,7 +235,7 @@ class ModelWriter:
         metrics.MODEL_CALLS.labels("ok").inc()
         return text
 
-    def _audience(self, feed_id: int, keys: list[str]) -> tuple[list[Audience], set[str]]:
+    def _audience(self, feed_id: int, keys: list[str]) -> tuple[list[Reader], set[str]]:
         with Session(self.engine) as session:
             readers = store.feed_audience(session, feed_id=feed_id)
             return readers, store.known_keys(session, feed_id=feed_id, keys=keys)

@@ -21,7 +21,7 @@ from bot.core.digest import (
     render_digest,
     render_new_list,
 )
-from bot.core.model import Audience, Change, ChangeKind, FeedInfo, MessageKind, ParsedItem
+from bot.core.model import Change, ChangeKind, FeedInfo, MessageKind, ParsedItem, Reader
 from bot.core.modeltext import ModelText, Written
 from bot.core.render import render_change
 from bot.core.rules import wants
@@ -32,7 +32,7 @@ from bot.i18n import translator
 
 def plan_changes(
     changes: Iterable[Change],
-    audience: Iterable[Audience],
+    audience: Iterable[Reader],
     feed: FeedInfo,
     feed_id: int,
     max_new: int | None = None,
@@ -52,7 +52,7 @@ def plan_changes(
     rows = []
     flooded: set[int] = set()
 
-    def modelled(reader: Audience, change: Change) -> ModelText | None:
+    def modelled(reader: Reader, change: Change) -> ModelText | None:
         texts = written.get(change.item.key)
         return texts.for_reader(reader, change) if texts is not None else None
 
@@ -103,7 +103,7 @@ def plan_changes(
     return rows
 
 
-def _quieted(reader: Audience, now: datetime | None) -> Audience:
+def _quieted(reader: Reader, now: datetime | None) -> Reader:
     """The chat as the fan-out treats it now: in its quiet hours, its messages are held."""
     window = quiet.stored(reader.quiet)
     if now is None or window is None or reader.digest or not window.holds(now, reader.timezone):
@@ -112,7 +112,7 @@ def _quieted(reader: Audience, now: datetime | None) -> Audience:
 
 
 def _flood_rows(
-    reader: Audience,
+    reader: Reader,
     fresh: list[Change],
     feed: FeedInfo,
     feed_id: int,
@@ -136,7 +136,7 @@ def _flood_rows(
 
 
 def plan_backlog(
-    items: Iterable[tuple[int, ParsedItem]], reader: Audience, feed: FeedInfo, feed_id: int
+    items: Iterable[tuple[int, ParsedItem]], reader: Reader, feed: FeedInfo, feed_id: int
 ) -> list[OutboxRow]:
     """The latest posts a chat asked for after subscribing, oldest first, sent at once."""
     tr = translator(reader.language)
@@ -160,7 +160,7 @@ def plan_backlog(
     ]
 
 
-def plan_digest(held: list[HeldItem], reader: Audience, feed_title: str) -> list[OutboxRow]:
+def plan_digest(held: list[HeldItem], reader: Reader, feed_title: str) -> list[OutboxRow]:
     """One digest (split only past Telegram's limit) for what a period held."""
     entries = [
         DigestEntry(
@@ -190,7 +190,7 @@ def plan_digest(held: list[HeldItem], reader: Audience, feed_title: str) -> list
 
 
 def _row(
-    reader: Audience,
+    reader: Reader,
     feed_id: int,
     item_id: int | None,
     kind: ChangeKind,

@@ -119,7 +119,7 @@ class Poller:
     async def poll_feed(self, feed_id: int, *, dry_run: bool = False) -> PollOutcome:
         """Poll one feed now, whatever its schedule (tests, benchmarks, the CLI)."""
         with Session(self.engine) as session:
-            found = store.feed_snapshots(session, feed_id=feed_id)
+            found = store.feed_states(session, feed_id=feed_id)
         if not found:
             return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
         quiet: list[QuietPoll] = []
@@ -133,7 +133,7 @@ class Poller:
         now = self.clock()
         if dry_run:  # a dry run writes nothing, leases included
             with Session(self.engine) as session:
-                return store.feed_snapshots(session, now=None if all_feeds else now)
+                return store.feed_states(session, now=None if all_feeds else now)
         lease = now + timedelta(seconds=2 * self.settings.fetch_timeout_seconds + 60)
         with transaction(self.engine) as session:
             return store.claim_feeds(

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from bot.clock import Clock, utcnow
 from bot.core.digest import DigestSchedule
 from bot.core.filters import unknown_categories
-from bot.core.model import Audience, CategoryFilter, FeedInfo, KeywordFilter
+from bot.core.model import CategoryFilter, FeedInfo, KeywordFilter, Reader
 from bot.db import store
 from bot.db.store import FeedView
 from bot.services import run
@@ -52,7 +52,7 @@ class Overview:
     """What /list shows, read at once: the chat's subscriptions (by feed name) and its own
     switches."""
 
-    subscriptions: list[tuple[Audience, FeedView]]
+    subscriptions: list[tuple[Reader, FeedView]]
     paused: bool = False
     translate: bool = False
     quiet: str | None = None
@@ -172,6 +172,7 @@ class Subscriptions:
         return await run.write(self.engine, work)
 
     async def toggle(self, chat_id: int, feed_id: int, switch: Switch) -> bool:
+        """Flip a switch (edits on/off; previews image → link → off); False: not followed."""
         flip = store.toggle_edits if switch is Switch.EDITS else store.toggle_preview
         return await run.write(self.engine, lambda s: flip(s, chat_id=chat_id, feed_id=feed_id))
 

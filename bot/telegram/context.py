@@ -7,7 +7,6 @@ FastAPI template's `deps.py`.
 
 from __future__ import annotations
 
-import html
 import logging
 from typing import Any
 
@@ -24,6 +23,7 @@ from telegram.ext import Application, ApplicationHandlerStop, CallbackContext, E
 
 from bot.core.lang import Translator
 from bot.core.paging import split_message
+from bot.core.render import esc
 from bot.db import store
 from bot.i18n import from_client, translator
 from bot.services.chats import ChatCard
@@ -34,10 +34,6 @@ from bot.telegram.shared import KEY, Shared
 
 log = logging.getLogger(__name__)
 ReplyMarkup = InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply
-
-
-def esc(value: object) -> str:
-    return html.escape(str(value), quote=False)
 
 
 def actor_of(update: Update | None) -> int | None:
@@ -109,28 +105,30 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
         return from_client(user.language_code if user is not None else None)
 
     async def tr(self) -> Translator:
-        """The chat's chosen language; until it has one, the sender's client language (kept)."""
+        """The chat's chosen language; until it has one, the sender's client language (a chat
+        stored before languages existed takes it now: `Chats.language_of`)."""
         if self._tr is None:
-            chat = self.event.effective_chat if self.event else None
-            language = None
-            if chat is not None:
-                chat_id = self.chat_id
-                _known, language = await self.svc.read(
-                    lambda s: store.chat_language(s, chat_id=chat_id)
-                )
+            card = self._card()
+            language = await self.svc.chats.language_of(card) if card is not None else None
             self._tr = translator(language or self.client_language)
         return self._tr
 
-    async def remember_chat(self, *, chosen: str | None = None) -> None:
-        """Record the chat. Its language is the sender's client language until one is chosen."""
+    def _card(self, chosen: str | None = None) -> ChatCard | None:
+        """The chat this update is about (the managed channel while one is managed)."""
         chat = self.event.effective_chat if self.event else None
         if chat is None:
-            return
+            return None
         chat_id, type_ = chat.id, chat.type
         title = chat.title or chat.full_name or chat.username or ""
         if self.channel is not None:
             (chat_id, title), type_ = self.channel, ChatType.CHANNEL
-        card = ChatCard(chat_id, type_, title, chosen or self.client_language)
+        return ChatCard(chat_id, type_, title, chosen or self.client_language)
+
+    async def remember_chat(self, *, chosen: str | None = None) -> None:
+        """Record the chat. Its language is the sender's client language until one is chosen."""
+        card = self._card(chosen)
+        if card is None:
+            return
         await self.svc.chats.remember(card, chosen=chosen is not None)
         if chosen is not None:
             self._tr = translator(chosen)

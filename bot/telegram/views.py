@@ -7,11 +7,11 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.core.filters import describe, describe_keywords
 from bot.core.lang import Translator
-from bot.core.model import Audience
+from bot.core.model import Reader
+from bot.core.render import esc
 from bot.db.store import FeedView
 from bot.i18n import LANGUAGES
 from bot.telegram.buttons import Action, Button, encode
-from bot.telegram.context import esc
 
 BACKLOG = 3  # the most posts the "Also the latest" button sends
 
@@ -113,14 +113,14 @@ def language_keyboard() -> InlineKeyboardMarkup:
 LIST_PAGE = 20  # subscriptions per /list page: 3 buttons each, under Telegram's 100 a message
 
 
-def page_of(subs: list[tuple[Audience, FeedView]], feed_id: int) -> int:
+def page_of(subs: list[tuple[Reader, FeedView]], feed_id: int) -> int:
     """The /list page that shows this feed (0 when it is not there any more)."""
     index = next((i for i, (_, feed) in enumerate(subs) if feed.id == feed_id), 0)
     return index // LIST_PAGE
 
 
 def list_view(
-    subs: list[tuple[Audience, FeedView]],
+    subs: list[tuple[Reader, FeedView]],
     paused: bool,
     tr: Translator,
     page: int = 0,
@@ -179,7 +179,7 @@ def list_view(
     return "\n".join(lines), InlineKeyboardMarkup(rows)
 
 
-def _list_line(reader: Audience, feed: FeedView, tr: Translator) -> str:
+def _list_line(reader: Reader, feed: FeedView, tr: Translator) -> str:
     _ = tr.gettext
     extras = []
     if not reader.keywords.is_empty:
@@ -212,7 +212,7 @@ def feed_names(feeds: list[FeedView], tr: Translator) -> str:
     return ", ".join(f"<code>{esc(f.slug)}</code>" for f in feeds) or tr.gettext("none yet")
 
 
-def preview_label(reader: Audience, tr: Translator) -> str:
+def preview_label(reader: Reader, tr: Translator) -> str:
     """The /list button that cycles a feed's previews: image → link → off."""
     if reader.images:
         return tr.gettext("previews: image")

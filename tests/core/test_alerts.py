@@ -3,27 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from bot.core.alerts import AlertKind, AlertStep, alert_step, render_alert
-from bot.core.decide import FeedIntent, FeedState, FeedStatus, PollKind
-
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-DAY = timedelta(days=1)
-FEED = FeedState(
-    7, "quillon", "https://q.example/feed", "Quillon <Notes>", None, None, False, None, True
-)
-
-
-def intent(
-    status: FeedStatus, *, error: str | None = None, new_url: str | None = None, at: datetime = NOW
-) -> FeedIntent:
-    kind = {
-        FeedStatus.OK: PollKind.CHANGED,
-        FeedStatus.ERROR: PollKind.ERROR,
-        FeedStatus.GONE: PollKind.GONE,
-    }[status]
-    return FeedIntent(kind, status, at, at + DAY, error=error, new_url=new_url)
+from bot.core.decide import FeedStatus
+from tests.support.alerts import DAY, FEED, NOW, intent
 
 
 def test_a_failure_is_told_once_after_the_threshold_and_its_end_once() -> None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from bot.core.edits import VERSION_MARK, Absorbed, judge, memory
 from bot.core.model import StoredItem
 from bot.core.parse import parse_feed
-from tests.core.test_edits import post, was
+from tests.support.posts import post, was
 
 MASTODON = b"""<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:webfeeds="http://webfeeds.org/rss/1.0" xmlns:media="http://search.yahoo.com/mrss/">

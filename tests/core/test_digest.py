@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bot.core.digest import DigestEntry, DigestSyntaxError, is_due, parse_schedule, render_digest
 from bot.i18n import LANGUAGES, translator
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.telegram_html import assert_valid_telegram_html
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

@@ -17,45 +17,7 @@ from bot.core.edits import (
 )
 from bot.core.model import ParsedItem, StoredItem, TextDiff
 from bot.core.text import FINGERPRINT_VERSION, fingerprint
-
-
-def post(
-    key: str,
-    text: str,
-    title: str = "",
-    *,
-    link: str | None = None,
-    full: bool = True,
-    excerpt_hash: str | None = None,
-) -> ParsedItem:
-    title = title or f"Post {key}"
-    return ParsedItem(
-        key,
-        title,
-        link,
-        None,
-        None,
-        (),
-        text,
-        fingerprint(title, text),
-        0,
-        full=full,
-        excerpt_hash=excerpt_hash,
-    )
-
-
-def was(item: ParsedItem, text: str, title: str | None = None, **extra: object) -> StoredItem:
-    title = item.title if title is None else title
-    return StoredItem(
-        item.key,
-        title,
-        text,
-        fingerprint(title, text),
-        None,
-        FINGERPRINT_VERSION,
-        link=item.link,
-        **extra,  # type: ignore[arg-type]
-    )
+from tests.support.posts import post, was
 
 
 def verdicts(pairs: list[tuple[StoredItem, ParsedItem]], known: int = 0) -> dict[str, Verdict]:

@@ -10,8 +10,14 @@ from bot.core.article import MIN_WORDS, Article, _inner, _without_title, extract
 from bot.core.fulltext import excerpt_only, is_excerpt, pages_to_read, with_article
 from bot.core.model import Change, ChangeKind, FeedInfo, ParsedItem, RawEntry
 from bot.core.render import render_change
-from tests.fixtures.article_pages import CRANES, ORCHARD, news_page, sign_in_page, wordpress_page
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.fixtures.article_pages import (
+    CRANES,
+    ORCHARD,
+    news_page,
+    sign_in_page,
+    wordpress_page,
+)
+from tests.support.telegram_html import assert_valid_telegram_html
 
 LONG = " ".join(f"word{n}" for n in range(200)) + "."
 

@@ -27,7 +27,7 @@ from bot.core.decide import (
 )
 from bot.core.entries import item_key
 from bot.core.jsonfeed import read_json_feed
-from tests.core.test_alerts import DAY, FEED, NOW, intent
+from tests.support.alerts import DAY, FEED, NOW, intent
 
 
 def test_validators_past_their_real_size_are_not_kept() -> None:

@@ -16,7 +16,7 @@ from bot.core.filters import (
     parse_keywords,
     wants,
 )
-from bot.core.model import Audience, CategoryFilter, Change, ChangeKind, ParsedItem
+from bot.core.model import CategoryFilter, Change, ChangeKind, ParsedItem, Reader
 
 
 def test_parse_words_phrases_and_exclusions() -> None:
@@ -65,7 +65,7 @@ def _change(kind: ChangeKind, title: str, categories: tuple[str, ...]) -> Change
 
 
 def test_wants_combines_categories_keywords_and_edits() -> None:
-    reader = Audience(
+    reader = Reader(
         chat_id=1, categories=CategoryFilter(include=("Blog",)), keywords=parse_keywords("compiler")
     )
     assert wants(reader, _change(ChangeKind.NEW, "Compiler news", ("Blog",)))

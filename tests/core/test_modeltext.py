@@ -9,7 +9,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.model import Audience, Change, ChangeKind, FeedInfo, ParsedItem, TextDiff
+from bot.core.model import Change, ChangeKind, FeedInfo, ParsedItem, Reader, TextDiff
 from bot.core.modeltext import (
     Kind,
     ModelText,
@@ -21,15 +21,15 @@ from bot.core.modeltext import (
     read_reply,
 )
 from bot.core.render import render_change, to_plain
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.telegram_html import assert_valid_telegram_html
 
 LINK = "https://blog.example/post/"
 POST = ParsedItem("k", "Cambricon joins", LINK, None, None, (), "Body.", "f", 0)
 NEW, EDIT = Change(ChangeKind.NEW, POST), Change(ChangeKind.EDITED, POST, TextDiff())
 
 
-def reader(language: str | None = None, **kw: object) -> Audience:
-    return Audience(chat_id=1, language=language, **kw)  # type: ignore[arg-type]
+def reader(language: str | None = None, **kw: object) -> Reader:
+    return Reader(chat_id=1, language=language, **kw)  # type: ignore[arg-type]
 
 
 # --- the post's language -----------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 from bot.core.entries import NotAFeed
 from bot.core.parse import parse_feed
 from bot.core.urls import safe_link
-from tests.fixtures import blog
+from tests.support.fixtures import blog
 
 
 def test_parses_the_fixture_like_the_seed() -> None:

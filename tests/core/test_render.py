@@ -11,8 +11,8 @@ from bot.core.model import Change, ChangeKind, FeedInfo, ParsedItem, TextDiff
 from bot.core.parse import parse_feed
 from bot.core.render import render_change, telegram_length, to_plain
 from bot.i18n import LANGUAGES, translator
-from tests.fixtures import blog
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.fixtures import blog
+from tests.support.telegram_html import assert_valid_telegram_html
 
 pieces = st.one_of(
     st.sampled_from([*"<>&\"'/;=#", "&amp;", "<b>", "</a>", "&lt;", "\u202e", "😀", "𝔘", "\x00"]),
@@ -173,7 +173,7 @@ def test_formats_title_summary_and_full() -> None:
     """Issue 25, `/format FEED title|summary|full`."""
     from dataclasses import replace
 
-    from tests.fixtures.seed_posts import MEMBERSHIP
+    from tests.support.fixtures.seed_posts import MEMBERSHIP
 
     info = FeedInfo("lumen", blog.FEED_TITLE)
     change = Change(ChangeKind.NEW, MEMBERSHIP)

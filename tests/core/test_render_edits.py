@@ -11,7 +11,7 @@ import pytest
 from bot.core.model import Change, ChangeKind, FeedInfo, ParsedItem, TextDiff
 from bot.core.render import TELEGRAM_LIMIT, render_change, telegram_length, to_plain
 from bot.core.text import shorten
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.telegram_html import assert_valid_telegram_html
 
 FEED = FeedInfo("quillon", "Quillon Notes")
 

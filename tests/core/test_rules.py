@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.core.filters import FilterSyntaxError
-from bot.core.model import Audience, CategoryFilter, Change, ChangeKind, KeywordFilter, ParsedItem
+from bot.core.model import CategoryFilter, Change, ChangeKind, KeywordFilter, ParsedItem, Reader
 from bot.core.rules import (
     MAX_PATTERN,
     looks_like_rules,
@@ -107,15 +107,15 @@ def test_stored_rules_that_no_longer_parse_are_skipped() -> None:
 
 
 def test_the_reason_a_chat_would_not_get_a_post() -> None:
-    reader = Audience(chat_id=1)
+    reader = Reader(chat_id=1)
     assert reason(reader, post()) is None
-    blog_only = Audience(chat_id=1, categories=CategoryFilter(include=("Events",)))
+    blog_only = Reader(chat_id=1, categories=CategoryFilter(include=("Events",)))
     assert reason(blog_only, post()) == "/filter Events"
-    words = Audience(chat_id=1, keywords=KeywordFilter(include=("cuda",), exclude=("ad",)))
+    words = Reader(chat_id=1, keywords=KeywordFilter(include=("cuda",), exclude=("ad",)))
     assert reason(words, post()) == "/keywords cuda, -ad"
-    own = Audience(chat_id=1, rules=("title:launch",))
+    own = Reader(chat_id=1, rules=("title:launch",))
     assert reason(own, post()) == "title:launch"
-    everywhere = Audience(chat_id=1, chat_rules=("-author:ana",))
+    everywhere = Reader(chat_id=1, chat_rules=("-author:ana",))
     assert reason(everywhere, post()) == "-author:ana"
     change = Change(ChangeKind.NEW, post())
     assert wants(reader, change) and not wants(own, change) and not wants(everywhere, change)

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.core.summary import MAX_COLUMNS, columns, sentence_ends, summarize
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.telegram_html import assert_valid_telegram_html
 
 _TAG = re.compile(r"<[^>]+>")
 

@@ -8,8 +8,8 @@ import pytest
 
 from bot.core.model import Change, ChangeKind, FeedInfo, ParsedItem
 from bot.core.render import render_change
-from tests.fixtures.seed_posts import COMMUNITY, MEMBERSHIP, PRESS_RELEASE
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.fixtures.seed_posts import COMMUNITY, MEMBERSHIP, PRESS_RELEASE
+from tests.support.telegram_html import assert_valid_telegram_html
 
 SNAPSHOTS = {
     MEMBERSHIP.key: (

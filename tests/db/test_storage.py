@@ -12,7 +12,7 @@ from sqlmodel import Session, col
 
 from bot.core.decide import FeedState
 from bot.core.digest import DigestSchedule, parse_schedule
-from bot.core.model import Audience, CategoryFilter, KeywordFilter, MessageKind
+from bot.core.model import CategoryFilter, KeywordFilter, MessageKind, Reader
 from bot.db import store
 from bot.db.engine import make_engine, transaction
 from bot.db.store import FeedView, OutboxRow
@@ -181,7 +181,7 @@ def test_typed_setters_and_value_objects(
     with Session(engine) as session:
         ((reader, shown),) = store.chat_subscriptions(session, chat_id=1)
         (due,) = store.digest_subscriptions(session)
-    assert isinstance(reader, Audience) and isinstance(shown, FeedView)
+    assert isinstance(reader, Reader) and isinstance(shown, FeedView)
     assert reader.categories == CategoryFilter(("Blog",), ("Press",))
     assert reader.keywords.include == ("gpu",)
     assert (reader.edits, reader.preview, reader.digest) == (False, True, True)

@@ -11,10 +11,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer, hang
-from tests.fixtures import blog
-from tests.harness import RunningBot, ask, lumen_bot
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer, hang
+from tests.support.fixtures import blog
+from tests.support.harness import RunningBot, ask, lumen_bot
 
 OPERATOR, OTHER = 4242, 555
 

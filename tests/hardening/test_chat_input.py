@@ -12,11 +12,11 @@ from sqlmodel import Session
 
 from bot.db import store
 from bot.db.engine import transaction
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.harness import RunningBot, bot_settings, lumen_bot, running_bot
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.harness import RunningBot, bot_settings, lumen_bot, running_bot
+from tests.support.telegram_html import assert_valid_telegram_html
 
 CHAT = 31337
 APOLOGY = "Sorry, something went wrong"

@@ -21,11 +21,10 @@ from sqlmodel import Session, col, select
 
 from bot.db.tables import Chat, Delivery
 from bot.services.digests import run_digests
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.harness import RunningBot, ask, lumen_bot
-from tests.test_bot_delivery import cycle, titles
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.harness import RunningBot, ask, cycle, lumen_bot, titles
 
 CHAT, GROUP, SUPERGROUP, ADMIN = 111, -1001, -100555, 77
 LATER = datetime.now(UTC) + timedelta(days=2)

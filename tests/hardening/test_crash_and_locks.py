@@ -18,10 +18,10 @@ from sqlmodel import Session
 
 from bot.db import store
 from bot.db.engine import make_engine
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.test_process import _prepare_fanout, bot_env, start_bot
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.processes import _prepare_fanout, bot_env, start_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 NEW_POSTS = (blog.LISBON,)

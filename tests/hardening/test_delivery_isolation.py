@@ -12,13 +12,14 @@ import pytest
 from sqlmodel import Session, select
 
 from bot.db.tables import Delivery
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.harness import RunningBot, lumen_bot
-from tests.test_bot_delivery import ADMIN, ALL, GROUP, command, titles
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.harness import RunningBot, command, lumen_bot, titles
 
 THREE = [blog.PUNE.title, blog.CORVID.title, blog.LISBON.title]
+
+ALL, GROUP, ADMIN = 111, -1001, 77  # as in tests/telegram/test_bot_delivery.py
 
 
 @pytest.fixture

@@ -18,11 +18,10 @@ from aiohttp import web
 
 from bot.fetch import Fetcher, FetchError, FetchLimits, RequestBudget
 from bot.services import discovery
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.harness import bot_settings, running_bot
-from tests.test_subscribe_by_address import HTML, answer, page
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.harness import HTML, answer, bot_settings, page, running_bot
 
 USER, OTHER = 111, 222
 INFLATED = 10 * 1024 * 1024

@@ -17,7 +17,7 @@ import pytest
 
 from bot.core.opml import OpmlError, parse_opml
 from bot.core.parse import parse_feed
-from tests.fakes.feed_server import FeedServer
+from tests.support.fakes.feed_server import FeedServer
 
 # Measures time or throughput across processes: run alone, not beside another worker.
 pytestmark = pytest.mark.serial

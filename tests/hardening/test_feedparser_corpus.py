@@ -13,16 +13,16 @@ from bot.core.entries import NotAFeed
 from bot.core.model import FeedInfo
 from bot.core.parse import parse_feed
 from bot.core.render import render_change
-from tests.conftest import IN_CI
-from tests.corpus import corpus_dir
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.corpus import corpus_dir
+from tests.support.databases import IN_CI
+from tests.support.telegram_html import assert_valid_telegram_html
 
 
 def corpus() -> Path:
     """The cached corpus; the install step (`./dev test`) fetched it, the test never does."""
     root = corpus_dir()
     if not root.is_dir():
-        message = f"no feedparser corpus in {root}: run `python -m tests.corpus` (./dev test does)"
+        message = f"no feedparser corpus in {root}: run `python -m tests.support.corpus` (./dev test does)"
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)

@@ -16,11 +16,10 @@ from bot.core.model import Change, ChangeKind, FeedInfo
 from bot.core.parse import parse_feed
 from bot.core.render import render_change
 from bot.telegram.buttons import Action, Button, decode, encode
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.harness import RunningBot, ask, lumen_bot
-from tests.test_bot_buttons import press
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.harness import RunningBot, ask, lumen_bot, press
 
 CHAT = 111
 EXPIRED = "This button has expired. Use the command again."

@@ -23,11 +23,11 @@ from bot.db.tables import Delivery, Feed, Item
 from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
-from tests.conftest import make_settings
-from tests.fakes import feed_server as fs
-from tests.fakes.raw_tcp import RawServer, reset_midway, silent
-from tests.fixtures import blog
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.fakes import feed_server as fs
+from tests.support.fakes.raw_tcp import RawServer, reset_midway, silent
+from tests.support.fixtures import blog
+from tests.support.settings import make_settings
+from tests.support.telegram_html import assert_valid_telegram_html
 
 MAX_BYTES = 2 * 1024 * 1024
 

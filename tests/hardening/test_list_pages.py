@@ -10,10 +10,9 @@ import httpx
 
 from bot.db import store
 from bot.db.engine import transaction
-from tests.fakes.bot_api import BUTTONS_LIMIT, FakeBotApi
-from tests.fakes.telegram_entities import entity_problem
-from tests.harness import ask, bot_settings, running_bot
-from tests.test_bot_buttons import press
+from tests.support.fakes.bot_api import BUTTONS_LIMIT, FakeBotApi
+from tests.support.fakes.telegram_entities import entity_problem
+from tests.support.harness import ask, bot_settings, press, running_bot
 
 CHAT = 111
 

@@ -11,11 +11,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.harness import RunningBot, ask, lumen_bot
-from tests.test_bot_buttons import press
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.harness import RunningBot, ask, lumen_bot, press
 
 # Measures time or throughput across processes: run alone, not beside another worker.
 pytestmark = pytest.mark.serial

@@ -16,10 +16,10 @@ from bot.db.tables import Feed, Item
 from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
-from tests.conftest import make_settings
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.test_pipeline import Clock
+from tests.support.clock import Clock
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.settings import make_settings
 
 
 @pytest.fixture

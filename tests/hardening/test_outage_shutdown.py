@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.bot_api import FakeBotApi
-from tests.test_process import bot_env, start_bot
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.processes import bot_env, start_bot
 
 
 @pytest.mark.slow

@@ -9,10 +9,10 @@ import pytest
 from bot.config import SettingsError, load_settings
 from bot.metrics import serve
 from bot.telegram.guard import Throttle, Verdict
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.harness import ask, bot_settings, lumen_bot, running_bot
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.harness import ask, bot_settings, lumen_bot, running_bot
 
 ANONYMOUS = 1087968824  # Telegram's GroupAnonymousBot, the same user in every group
 

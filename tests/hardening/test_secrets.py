@@ -12,10 +12,10 @@ from bot.config import load_settings
 from bot.core.opml import parse_opml
 from bot.core.urls import redact_urls, shown_url
 from bot.logs import RedactFilter
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.harness import RunningBot, ask, bot_settings, running_bot
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.harness import RunningBot, ask, bot_settings, running_bot
 
 SECRET_URL = "http://deploy:pa55word@{host}/private/feed?token=T0KEN-42&x=1"
 OPERATOR, STRANGER = 4242, 555

@@ -10,8 +10,8 @@ from sqlmodel import Session, select
 from bot.__main__ import main
 from bot.db.engine import make_engine, transaction
 from bot.db.tables import Feed, Subscription
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
 
 
 def slugs(url: str) -> dict[str, bool]:
@@ -28,7 +28,7 @@ def test_an_operator_feed_takes_its_name_back_from_a_chat_feed(
     from bot.runtime import make_fetcher
     from bot.services.catalog import Catalog
     from bot.services.polling import Poller
-    from tests.conftest import make_settings
+    from tests.support.settings import make_settings
 
     url = env["DATABASE_URL"]
     assert main(["migrate"]) == 0

@@ -5,12 +5,11 @@ links and the probed paths all go through the SSRF guard (the loopback-only netw
 from __future__ import annotations
 
 from bot.fetch import Fetcher, FetchLimits
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.hardening.test_ssrf import PUBLIC_IP, LoopbackOnly, make_resolver
-from tests.harness import bot_settings, running_bot
-from tests.test_subscribe_by_address import HTML, answer, page
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fakes.network import PUBLIC_IP, LoopbackOnly, make_resolver
+from tests.support.fixtures import blog
+from tests.support.harness import HTML, answer, bot_settings, page, running_bot
 
 USER = 111
 BLOCKED = "That address leads to a private network, and this bot only reads public websites."

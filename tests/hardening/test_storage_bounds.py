@@ -28,12 +28,12 @@ from bot.db.tables import Delivery, Feed, Item
 from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
-from tests.conftest import make_settings
-from tests.fakes.bot_api import FakeBotApi
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
-from tests.harness import OPERATOR_ID, ask, bot_settings, running_bot
-from tests.test_pipeline import Clock
+from tests.support.clock import Clock
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.harness import OPERATOR_ID, ask, bot_settings, running_bot
+from tests.support.settings import make_settings
 
 CAP = 60
 PER_POLL = 30

@@ -14,9 +14,8 @@ from typing import Any
 
 import httpx
 
-from tests.fakes.bot_api import FakeBotApi
-from tests.test_deploy import _listening, free_port
-from tests.test_process import bot_env, start_bot
+from tests.support.fakes.bot_api import FakeBotApi
+from tests.support.processes import _listening, bot_env, free_port, start_bot
 
 SECRET = "hook-secret-0123456789"
 BIG = 60 * 1024 * 1024

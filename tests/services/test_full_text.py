@@ -24,9 +24,9 @@ from bot.db.tables import Article, Item
 from bot.fetch import Fetcher, FetchLimits
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
-from tests.conftest import make_settings
-from tests.fakes.feed_server import FeedServer, raw, redirect, status, trickle
-from tests.fixtures.article_pages import (
+from tests.support.fakes.feed_server import FeedServer, raw, redirect, status, trickle
+from tests.support.fakes.network import PUBLIC_IP, LoopbackOnly, make_resolver
+from tests.support.fixtures.article_pages import (
     CRANES,
     FURNITURE,
     ORCHARD,
@@ -38,8 +38,8 @@ from tests.fixtures.article_pages import (
     sign_in_page,
     wordpress_page,
 )
-from tests.hardening.test_ssrf import PUBLIC_IP, LoopbackOnly, make_resolver
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.settings import make_settings
+from tests.support.telegram_html import assert_valid_telegram_html
 
 CHAT = 501
 HTML = {"content_type": "text/html; charset=utf-8"}

@@ -26,10 +26,10 @@ from bot.db.tables import Item
 from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
-from tests.conftest import make_settings
-from tests.fakes.feed_server import FeedServer
-from tests.fakes.model_api import KEY, FakeModelApi
-from tests.telegram_html import assert_valid_telegram_html
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fakes.model_api import KEY, FakeModelApi
+from tests.support.settings import make_settings
+from tests.support.telegram_html import assert_valid_telegram_html
 
 DAY = datetime(2026, 9, 8, 9, 0, tzinfo=UTC)
 CAMBRICON = (

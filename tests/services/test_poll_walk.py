@@ -19,9 +19,9 @@ from bot.runtime import make_fetcher
 from bot.services import poll_result
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
-from tests.conftest import make_settings
-from tests.fakes.feed_server import FeedServer
-from tests.fixtures import blog
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.settings import make_settings
 
 
 class CountingStore:

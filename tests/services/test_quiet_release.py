@@ -16,9 +16,9 @@ from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
 from bot.services.quiet import release_quiet
-from tests.conftest import make_settings
-from tests.fakes.feed_server import FeedServer
-from tests.test_quiet_hours import rss
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures.night import rss
+from tests.support.settings import make_settings
 
 NIGHT = datetime(2026, 12, 1, 15, 30, tzinfo=UTC)  # 23:30 in Shanghai
 SIX_59 = datetime(2026, 12, 1, 22, 59, tzinfo=UTC)

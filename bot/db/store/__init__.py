@@ -45,14 +45,14 @@ from bot.db.store.chats import (
     upsert_chat,
 )
 from bot.db.store.feeds import (
-    FeedRow,
+    FeedListing,
     FeedView,
     add_feed,
     all_feeds,
     apply_intent,
     count_feeds,
     feed_by_id,
-    feed_snapshots,
+    feed_states,
     get_feed,
     get_feed_by_url,
     list_feeds,
@@ -137,7 +137,7 @@ from bot.db.store.subscriptions import (
 
 __all__ = [
     "DigestSubscription",
-    "FeedRow",
+    "FeedListing",
     "FeedView",
     "HeldItem",
     "OutboxRow",
@@ -167,7 +167,7 @@ __all__ = [
     "ensure_private_chat",
     "feed_audience",
     "feed_by_id",
-    "feed_snapshots",
+    "feed_states",
     "get_feed",
     "get_feed_by_url",
     "get_state",

@@ -34,7 +34,7 @@ class FeedView:
 
 
 @dataclass(frozen=True, slots=True)
-class FeedRow:
+class FeedListing:
     """A feed with its item count, for listings."""
 
     feed: FeedView
@@ -101,14 +101,14 @@ def all_feeds(session: Session) -> list[FeedView]:
     return [_view(f) for f in session.exec(select(Feed).order_by(Feed.slug)).all()]
 
 
-def list_feeds(session: Session) -> list[FeedRow]:
+def list_feeds(session: Session) -> list[FeedListing]:
     counts = dict(
         session.exec(
             select(Item.feed_id, func.count(col(Item.id))).group_by(col(Item.feed_id))
         ).all()
     )
     feeds = session.exec(select(Feed).order_by(Feed.slug)).all()
-    return [FeedRow(feed=_view(f), items=counts.get(f.id or 0, 0)) for f in feeds]
+    return [FeedListing(feed=_view(f), items=counts.get(f.id or 0, 0)) for f in feeds]
 
 
 def remove_feed(session: Session, *, slug: str) -> bool:
@@ -169,7 +169,7 @@ _ONE_STATE = sa_select(*STATE_COLUMNS).where(_FEED.c.id == bindparam("b_id"))
 _UPDATE_FEED = update(_FEED).where(_FEED.c.id == bindparam("b_id"))  # SET from the parameters
 
 
-def feed_snapshots(
+def feed_states(
     session: Session, *, now: datetime | None = None, feed_id: int | None = None
 ) -> list[FeedState]:
     """Feeds without claiming them: due ones (`now`), one (`feed_id`), or all."""

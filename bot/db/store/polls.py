@@ -12,7 +12,7 @@ from bot.core.identity import identity_of
 from bot.core.model import RawEntry
 from bot.core.plan import Known, PollPlan
 from bot.db.store.articles import save_articles
-from bot.db.store.feeds import apply_intent, feed_snapshots
+from bot.db.store.feeds import apply_intent, feed_states
 from bot.db.store.items import (
     identity_candidates,
     item_ids,
@@ -31,7 +31,7 @@ def read_poll(session: Session, *, feed_id: int, entries: Sequence[RawEntry] = (
     """The feed's row and what is stored about the document's `entries` (None: the feed was
     removed). Candidates for re-keying are looked up only for unseen entries of a feed past
     its baseline, the feed's newest item only when none of the document's keys is stored."""
-    found = feed_snapshots(session, feed_id=feed_id)
+    found = feed_states(session, feed_id=feed_id)
     if not found:
         return None
     feed = found[0]

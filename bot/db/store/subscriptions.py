@@ -1,7 +1,7 @@
 """Subscriptions: which chat follows which feed, with what filters and switches.
 
 One typed function per setting (not a bag of column names), and value objects out: handlers see
-`Audience` and `FeedView`, never ORM rows.
+`Reader` and `FeedView`, never ORM rows.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.digest import DigestSchedule
-from bot.core.model import Audience, CategoryFilter, KeywordFilter
+from bot.core.model import CategoryFilter, KeywordFilter, Reader
 from bot.db.store.feeds import FeedView, _view
 from bot.db.store.outbox import cancel_queued
 from bot.db.store.statements import run, table
@@ -52,7 +52,7 @@ def count_subscriptions(session: Session, *, chat_id: int) -> int:
     return int(session.exec(query).one())
 
 
-def chat_subscriptions(session: Session, *, chat_id: int) -> list[tuple[Audience, FeedView]]:
+def chat_subscriptions(session: Session, *, chat_id: int) -> list[tuple[Reader, FeedView]]:
     """The chat's subscriptions with their feeds, by feed name."""
     rows = session.exec(
         select(Subscription, Feed)
@@ -63,7 +63,7 @@ def chat_subscriptions(session: Session, *, chat_id: int) -> list[tuple[Audience
     return [(audience(sub), _view(feed)) for sub, feed in rows]
 
 
-def get_subscription(session: Session, *, chat_id: int, feed_id: int) -> Audience | None:
+def get_subscription(session: Session, *, chat_id: int, feed_id: int) -> Reader | None:
     sub = _row(session, chat_id, feed_id)
     return audience(sub) if sub is not None else None
 
@@ -185,7 +185,7 @@ _AUDIENCE = (
 )
 
 
-def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
+def feed_audience(session: Session, *, feed_id: int) -> list[Reader]:
     """Active, unpaused chats subscribed to a feed, with their filters and settings."""
     rows = run(session, _AUDIENCE, {"b_feed": feed_id}).mappings()
     return [
@@ -201,7 +201,7 @@ def feed_audience(session: Session, *, feed_id: int) -> list[Audience]:
     ]
 
 
-def audience(sub: Subscription, language: str | None = None) -> Audience:
+def audience(sub: Subscription, language: str | None = None) -> Reader:
     return audience_of(sub.model_dump(), language)
 
 
@@ -213,9 +213,9 @@ def audience_of(
     translate: bool = False,
     quiet: str | None = None,
     chat_rules: tuple[str, ...] = (),
-) -> Audience:
+) -> Reader:
     """A subscription's columns (an ORM row's or a Core row's) as the fan-out's audience."""
-    return Audience(
+    return Reader(
         chat_id=sub["chat_id"],
         feed_id=sub["feed_id"],
         categories=CategoryFilter(
@@ -246,7 +246,7 @@ def audience_of(
 class DigestSubscription:
     """A subscription with a digest, and what deciding whether it is due needs."""
 
-    audience: Audience
+    audience: Reader
     feed_title: str
     schedule: DigestSchedule
     last: datetime

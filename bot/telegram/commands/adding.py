@@ -11,13 +11,14 @@ from telegram import InlineKeyboardMarkup, Message, Update
 
 from bot.core.discover import looks_like_url
 from bot.core.lang import Translator
+from bot.core.render import esc
 from bot.core.urls import shown_url
 from bot.db import store
 from bot.services.catalog import AddError, AddLimits, AlreadyWatched, FeedAddError
 from bot.services.discovery import Discovery, Option
 from bot.telegram import background, help_screen, texts
 from bot.telegram.commands.common import pressed, subscription_answer, topic_of
-from bot.telegram.context import Context, esc
+from bot.telegram.context import Context
 from bot.telegram.offers import Offered
 from bot.telegram.views import offer_keyboard
 

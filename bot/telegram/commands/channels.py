@@ -19,11 +19,12 @@ from telegram.constants import ChatType
 from telegram.error import TelegramError
 
 from bot.core.lang import N_
+from bot.core.render import esc
 from bot.db import store
 from bot.services.chats import ChatCard
 from bot.telegram import texts
 from bot.telegram.commands.spec import Command, Who
-from bot.telegram.context import Context, esc
+from bot.telegram.context import Context
 from bot.telegram.rights import channel_problem
 
 log = logging.getLogger(__name__)

@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 
 from bot.core.lang import Translator
+from bot.core.render import esc
 from bot.db import store
 from bot.db.store import FeedView
 from bot.services.subscribing import Subscribed
 from bot.telegram import texts
 from bot.telegram.buttons import ABOUT_A_SUBSCRIPTION, Button, decode
-from bot.telegram.context import Context, esc
+from bot.telegram.context import Context
 from bot.telegram.views import backlog_keyboard, feed_names
 
 log = logging.getLogger(__name__)

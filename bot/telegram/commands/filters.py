@@ -13,14 +13,15 @@ from telegram import Update
 
 from bot.core.filters import FilterSyntaxError, describe, parse_filter
 from bot.core.lang import N_, Translator, then
-from bot.core.model import Audience, CategoryFilter, ParsedItem
+from bot.core.model import CategoryFilter, ParsedItem, Reader
+from bot.core.render import esc
 from bot.core.rules import looks_like_rules, parse_rules, reason, written
 from bot.core.text import shorten
 from bot.db import store
 from bot.db.store import FeedView
 from bot.telegram.commands.common import not_subscribed, setting_command
 from bot.telegram.commands.spec import Command
-from bot.telegram.context import Context, esc
+from bot.telegram.context import Context
 
 TESTED = 20  # the feed's latest posts the filter test reads
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
@@ -101,7 +102,7 @@ async def filter_test(context: Context, feed: FeedView) -> str:
     tr = await context.tr()
     chat_id = context.chat_id
 
-    def read(session: Session) -> tuple[Audience | None, list[ParsedItem], tuple[str, ...]]:
+    def read(session: Session) -> tuple[Reader | None, list[ParsedItem], tuple[str, ...]]:
         reader = store.get_subscription(session, chat_id=chat_id, feed_id=feed.id)
         items = [item for _, item in store.latest_items(session, feed_id=feed.id, limit=TESTED)]
         return reader, items, store.chat_rules(session, chat_id=chat_id)
@@ -135,7 +136,7 @@ async def filter_test(context: Context, feed: FeedView) -> str:
     return "\n".join(lines)
 
 
-def _script_hint(reader: Audience, items: list[ParsedItem], tr: Translator, model: bool) -> str:
+def _script_hint(reader: Reader, items: list[ParsedItem], tr: Translator, model: bool) -> str:
     """A Chinese keyword on an English feed (or the reverse) matches nothing: say so."""
     cjk = _CJK
     words = [*reader.keywords.include, *reader.rules, *reader.chat_rules]

@@ -9,10 +9,11 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.core.lang import N_
+from bot.core.render import esc
 from bot.telegram import texts
 from bot.telegram.commands.common import not_subscribed, setting_command
 from bot.telegram.commands.spec import Command
-from bot.telegram.context import Context, esc
+from bot.telegram.context import Context
 
 SUMMARY_MODES = {
     "model": texts.SUMMARY_MODEL,

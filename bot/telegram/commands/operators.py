@@ -10,12 +10,13 @@ from telegram import Update
 
 from bot.core.lang import N_
 from bot.core.opml import OpmlError, parse_opml
+from bot.core.render import esc
 from bot.core.urls import shown_url
 from bot.services.catalog import FeedAddError
 from bot.telegram import background, texts
 from bot.telegram.commands.adding import explain
 from bot.telegram.commands.spec import Command, Who
-from bot.telegram.context import Context, esc
+from bot.telegram.context import Context
 
 log = logging.getLogger(__name__)
 

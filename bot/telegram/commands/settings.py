@@ -16,13 +16,14 @@ from bot.core.filters import (
 from bot.core.lang import N_, then
 from bot.core.model import KeywordFilter
 from bot.core.quiet import QuietSyntaxError, parse_quiet
+from bot.core.render import esc
 from bot.services.subscribing import Switch
 from bot.telegram.buttons import Action
 from bot.telegram.commands.common import not_subscribed, pressed, setting_command
 from bot.telegram.commands.filters import filter_test
 from bot.telegram.commands.spec import Command
 from bot.telegram.commands.subscriptions import current_list, edit
-from bot.telegram.context import Context, esc
+from bot.telegram.context import Context
 
 
 async def cmd_keywords(update: Update, context: Context) -> None:

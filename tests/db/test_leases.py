@@ -1,0 +1,105 @@
+"""The lease statements (`store/leases.py`) on SQLite and PostgreSQL: a claimed feed or chat is
+nobody else's until its lease ends."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import Engine, update
+from sqlmodel import Session, col
+
+from bot.core.decide import FeedState
+from bot.db import store
+from bot.db.engine import make_engine, transaction
+from bot.db.tables import Feed
+from tests.support.storage import LEASE, NOW, queue
+
+
+def claim(
+    engine: Engine,
+    owner: str,
+    now: datetime = NOW,
+    *,
+    limit: int | None = 1000,
+    due_only: bool = True,
+) -> list[FeedState]:
+    with transaction(engine) as session:
+        return store.claim_feeds(
+            session,
+            now=now,
+            owner=owner,
+            lease_until=now + timedelta(minutes=2),
+            limit=limit,
+            due_only=due_only,
+        )
+
+
+def test_a_claimed_feed_is_nobody_elses_until_its_lease_ends(
+    engine: Engine, feed_ids: list[int]
+) -> None:
+    first = claim(engine, "a")
+    assert [f.id for f in first] == feed_ids[:3]  # the gone feed is never polled
+    assert all(isinstance(f, FeedState) for f in first)
+    assert claim(engine, "b") == []
+    assert [f.id for f in claim(engine, "b", NOW + timedelta(minutes=3))] == feed_ids[:3]
+    with transaction(engine) as session:
+        store.release_leases(session)
+    assert len(claim(engine, "c", limit=2)) == 2
+
+
+def test_only_due_feeds_are_claimed_unless_all_are_asked_for(
+    engine: Engine, feed_ids: list[int]
+) -> None:
+    with transaction(engine) as session:
+        session.exec(
+            update(Feed)
+            .where(col(Feed.id) == feed_ids[0])
+            .values(next_check_at=NOW + timedelta(hours=1))
+        )
+    assert [f.id for f in claim(engine, "a")] == feed_ids[1:3]
+    with transaction(engine) as session:
+        store.release_leases(session)
+    assert [f.id for f in claim(engine, "a", due_only=False)] == feed_ids[:3]
+
+
+def test_postgresql_workers_claim_disjoint_feeds_at_the_same_moment(
+    db_url: str, feed_ids: list[int]
+) -> None:
+    """FOR UPDATE SKIP LOCKED: while one worker's claim is uncommitted, another skips its rows."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite serializes writers instead (BEGIN IMMEDIATE)")
+    engine = make_engine(db_url)
+    try:
+        with Session(engine) as first:
+            mine = store.claim_feeds(first, now=NOW, owner="a", lease_until=LEASE, limit=1)
+            theirs = claim(engine, "b")  # runs while `first` still holds its row lock
+            first.commit()
+        assert len(mine) == 1 and len(theirs) == 2
+        assert {f.id for f in mine}.isdisjoint({f.id for f in theirs})
+    finally:
+        engine.dispose()
+
+
+def test_delivery_leases_skip_paused_chats_and_only_the_owner_renews(
+    engine: Engine, feed_ids: list[int], chats: list[int]
+) -> None:
+    queue(engine, feed_ids[0], chats)
+    with transaction(engine) as session:
+        store.set_paused(session, chat_id=3, paused=True)  # also cancels its queued message
+    later = datetime.now(UTC) + timedelta(minutes=1)
+    with transaction(engine) as session:
+        claimed = store.claim_chats(
+            session, now=later, owner="a", lease_until=later + timedelta(minutes=2), limit=10
+        )
+    assert claimed == [1, 2]
+    with transaction(engine) as session:
+        assert store.claim_chats(session, now=later, owner="b", lease_until=later, limit=10) == []
+        assert store.renew_chat(
+            session, chat_id=1, owner="a", lease_until=later + timedelta(minutes=5)
+        )
+        assert not store.renew_chat(session, chat_id=1, owner="b", lease_until=later)
+        store.release_chats(session, chat_ids=[1, 2], owner="a")
+    with Session(engine) as session:
+        queues = store.pending_by_chat(session, chat_ids=[1, 2, 3])
+    assert sorted(queues) == [1, 2]

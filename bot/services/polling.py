@@ -30,7 +30,6 @@ from bot.core.decide import (
 )
 from bot.core.entries import NotAFeed
 from bot.core.model import ChangeKind, RawFeed
-from bot.core.schedule import next_check
 from bot.db import store
 from bot.db.engine import transaction, writer
 from bot.db.reserve import disk_full, keep_reserve
@@ -108,6 +107,9 @@ class Poller:
         while True:  # claims come in batches; polled feeds are no longer due
             feeds = await asyncio.to_thread(self._claim, dry_run=dry_run, all_feeds=all_feeds)
             outcomes += await asyncio.gather(*(bounded(feed) for feed in feeds))
+            if not dry_run and quiet:  # written per batch: their leases end with their poll
+                await asyncio.to_thread(self._record_quiet, list(quiet))
+                quiet.clear()
             if dry_run or all_feeds or len(feeds) < CLAIM_BATCH:
                 break
         report = CycleReport(outcomes=outcomes, seconds=time.monotonic() - started)
@@ -250,11 +252,13 @@ def record_quiet(
 
 
 def _mark_quiet(session: Session, quiet: list[QuietPoll], now: datetime) -> None:
+    """Each feed's next check counts from its own poll (`intent.next_check_at`), not from when
+    the batch is written: a long cycle must not push every quiet feed back by its length."""
     store.mark_feeds_checked(
         session,
         feed_ids=[q.feed_id for q in quiet],
         now=now,
-        next_check_at={q.feed_id: next_check(now, q.intent.pace_seconds) for q in quiet},
+        next_check_at={q.feed_id: q.intent.next_check_at for q in quiet},
         validators={
             q.feed_id: (q.intent.etag, q.intent.last_modified)
             for q in quiet

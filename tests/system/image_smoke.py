@@ -23,6 +23,7 @@ import time
 import uuid
 from pathlib import Path
 
+from bot import __version__
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures import blog
@@ -121,6 +122,16 @@ def smoke(image: str, base: str) -> None:
         check(
             "--help", helped.returncode == 0 and "usage: feedwatch" in helped.stdout, helped.stderr
         )
+        script = box.run("feedwatch", "--version")
+        check(
+            "the console script",
+            script.stdout.strip() == f"feedwatch {__version__}",
+            script.stdout + script.stderr,
+        )
+        spoken = box.run(
+            "python", "-c", "from bot.i18n import translator as t; print(t('es').gettext('Other'))"
+        )
+        check("the translations are installed", spoken.stdout.strip() == "Otros", spoken.stderr)
         for n in (1, 2):
             migrated = box.run("python", "-m", "bot", "migrate")
             check(f"migrate ({n})", migrated.returncode == 0, migrated.stderr)

@@ -13,10 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.core.alerts import AlertKind
 from bot.core.article import Article
 from bot.core.decide import FeedState, FetchResult, PollKind
 from bot.core.entries import NotAFeed
-from bot.core.model import ChangeKind, StoredItem
+from bot.core.identity import identity_of
+from bot.core.model import ChangeKind, Identity, StoredItem
 from bot.core.parse import read_feed
 from bot.core.plan import Known, PollPlan, Rules, WriteKind, make_plan
 from bot.core.text import FINGERPRINT_VERSION
@@ -27,9 +29,17 @@ RULES = Rules(interval_seconds=600, alert_after=timedelta(hours=6), keep_days=30
 POSTS = {n: f"Field note {n} records what the survey team measured on day {n}." for n in range(30)}
 
 
-def rss(posts: dict[int, str], *, guid: str = "g", markup: str = "p", ttl: str = "") -> bytes:
+def rss(
+    posts: dict[int, str],
+    *,
+    guid: str = "g",
+    markup: str = "p",
+    ttl: str = "",
+    titles: dict[int, str] | None = None,
+) -> bytes:
+    titles = titles or {}
     items = "".join(
-        f"<item><title>Note {n}</title><link>https://notes.example/{n}</link>"
+        f"<item><title>{titles.get(n, f'Note {n}')}</title><link>https://notes.example/{n}</link>"
         f"<guid>{guid}{n}</guid><pubDate>{format_datetime(DAY + timedelta(hours=n))}</pubDate>"
         f"<description>{escape(f'<{markup}>{text}</{markup}>')}</description></item>"
         for n, text in posts.items()
@@ -126,6 +136,7 @@ def test_markup_that_moved_without_the_text_is_a_markup_write_and_no_change() ->
     body, stored = baseline({1: POSTS[1]})
     plan = poll(rss({1: POSTS[1]}, markup="div"), Known(feed(body), stored))
     assert kinds(plan) == {"g1": WriteKind.MARKUP}
+    assert plan.writes[0].identity == stored["g1"].identity
     assert plan.changes == () and plan.kind is PollKind.UNCHANGED
 
 
@@ -167,7 +178,9 @@ def test_a_body_that_is_not_a_feed_is_an_error_with_no_writes() -> None:
 
 
 def test_a_body_to_parse_must_be_read_first() -> None:
-    with pytest.raises(ValueError, match="read as a feed"):
+    with pytest.raises(
+        ValueError, match=r"^a body to parse is read as a feed before the poll is planned$"
+    ):
         make_plan(Known(feed()), FetchResult(200, "u", body=b"<rss/>"), None, NOW, RULES)
 
 
@@ -235,3 +248,86 @@ def test_every_item_gets_exactly_one_write_and_only_new_or_edited_ones_are_told(
     assert {k for k, v in kinds(plan).items() if v is WriteKind.EDIT} <= {
         f"g{n}" for n in edited & before & after
     }
+
+
+def test_every_write_carries_the_identity_storage_keeps() -> None:
+    body, stored = baseline({1: POSTS[1], 2: POSTS[2], 3: POSTS[3]})
+    legacy = Identity("an-older-rule", None, None)  # made by an earlier canonicalisation
+    stored["g1"] = replace(stored["g1"], identity=legacy)
+    renamed = {2: "Note 2: the survey, measured again"}
+    plan = poll(
+        rss({1: POSTS[1], 2: POSTS[2], 3: POSTS[3], 4: POSTS[4]}, titles=renamed),
+        Known(feed(body), stored),
+    )
+    writes = {w.item.key: w for w in plan.writes}
+    assert writes["g1"].kind is WriteKind.SEEN and writes["g1"].identity == legacy  # kept
+    assert writes["g2"].kind is WriteKind.EDIT
+    for key in ("g2", "g3", "g4"):
+        item = writes[key].item
+        assert writes[key].identity == identity_of(key, item.link, item.title, item.published)
+    assert writes["g2"].identity != stored["g2"].identity  # a new title, a new identity
+    assert writes["g4"].kind is WriteKind.INSERT and writes["g3"].kind is WriteKind.SEEN
+
+
+def test_a_changed_counter_is_remembered_with_the_row_and_then_absorbed() -> None:
+    posts = {n: f"{POSTS[n]} Viewed {100 + n} times." for n in range(1, 11)}
+    body, stored = baseline(posts)
+    bumped = {n: f"{POSTS[n]} Viewed {200 + n} times." for n in range(1, 11)}
+    plan = poll(rss(bumped), Known(feed(body), stored))
+    assert plan.writes and all(w.volatile == ("Viewed|#", "#|times.") for w in plan.writes)
+    again = {n: f"{POSTS[n]} Viewed {300 + n} times." for n in range(1, 11)}
+    later = poll(rss(again), Known(feed(rss(bumped)), kept(plan)))
+    assert later.changes == () and {w.kind for w in later.writes} == {WriteKind.REWRITE}
+    assert all(w.identity == stored[w.item.key].identity for w in later.writes)
+    assert all(w.volatile is None for w in later.writes)  # the remembered places still hold
+    assert later.notes is not None and "counters" in later.notes
+
+
+def test_every_plan_names_its_feed_and_its_alert_step() -> None:
+    failing = feed(b"x", failing_since=NOW - timedelta(hours=7), error_count=3)
+    error = make_plan(Known(failing), FetchResult(500, "u"), None, NOW, RULES)
+    assert error.feed is failing and error.alert.send is AlertKind.FAILING
+    html = FetchResult(200, "u", body=b"<html>a page</html>")
+    wrong = make_plan(Known(failing), html, NotAFeed("not a feed"), NOW, RULES)
+    assert wrong.feed is failing and wrong.alert.send is AlertKind.FAILING
+    back = feed(b"x", failing_since=NOW - timedelta(hours=7), alert=AlertKind.FAILING)
+    body = rss({1: POSTS[1]})
+    result = FetchResult(200, "https://notes.example/feed", body=body)
+    fine = make_plan(Known(back), result, read_feed(body), NOW, RULES)
+    assert fine.feed is back and fine.alert.send is AlertKind.RECOVERED
+    assert fine.prune_texts is None  # no model wrote for it
+
+
+def test_the_plan_says_what_the_parser_worked_around_and_whether_all_are_excerpts() -> None:
+    broken = rss({1: POSTS[1]}).replace(b"</channel>", b"<oops></channel>")
+    plan = poll(broken, Known(feed()))
+    assert plan.warning is not None and plan.warning.startswith("recoverable feed error")
+    assert plan.excerpt_only is True  # a description only: an excerpt
+    whole = " ".join([POSTS[1]] * 12)
+    full = (
+        '<?xml version="1.0"?><rss version="2.0" '
+        'xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>F</title>'
+        "<item><guid>w1</guid><title>Whole</title><link>https://notes.example/w</link>"
+        f"<content:encoded>{escape(f'<p>{whole}</p>')}</content:encoded></item>"
+        "</channel></rss>"
+    ).encode()
+    assert poll(full, Known(feed())).excerpt_only is False
+    assert poll(full, Known(feed())).warning is None
+
+
+def test_a_first_poll_never_counts_as_churn_and_a_fresh_count_starts_at_zero() -> None:
+    posts = {n: POSTS[n] for n in range(12)}
+    first = poll(rss(posts), Known(feed()))
+    assert first.churn is not None and first.churn.polls == 0
+    body, _ = baseline({20: POSTS[20]})
+    churning = poll(rss(posts, guid="x"), Known(feed(body), {}, has_stored=True))
+    assert churning.churn is not None and churning.churn.polls == 1 and not churning.churn.slowed
+
+
+def test_a_post_that_moved_to_another_link_is_rewritten_silently_with_its_new_identity() -> None:
+    body, stored = baseline({1: POSTS[1]})
+    moved = rss({1: POSTS[1]}).replace(b"https://notes.example/1<", b"https://notes.example/a/1<")
+    plan = poll(moved, Known(feed(body), stored))
+    (write,) = plan.writes
+    assert write.kind is WriteKind.REWRITE and plan.changes == ()
+    assert write.identity.canon_link != stored["g1"].identity.canon_link  # type: ignore[union-attr]

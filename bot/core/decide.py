@@ -90,6 +90,7 @@ class FeedState:
         None  # consecutive polls that stored every item as new (core/churn.py)
     )
     full_text: bool = False  # new posts' pages are read for their article (core/fulltext.py)
+    due_at: datetime | None = None  # when its poll was due (the scheduler's delay)
 
     @property
     def validators(self) -> tuple[str | None, str | None]:

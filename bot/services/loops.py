@@ -1,6 +1,7 @@
 """The two background loops every process runs: poll feeds, deliver the outbox.
 
-Both survive any one failure: a failed poll cycle is logged and the next tick runs; a failed
+Polling is the steady scheduler (`scheduler.py`). Both survive any one failure: a failed
+poll step is logged and the loop carries on a housekeeping period later; a failed
 delivery round backs off exponentially (one line per step) until the database answers again.
 Stopping lets the message in flight finish, within a grace period. The app starts and stops
 them (`bot/telegram/lifecycle.py`); nothing here knows about Telegram.
@@ -19,11 +20,12 @@ from sqlmodel import Session
 from bot import metrics
 from bot.clock import Clock, utcnow
 from bot.db import store
-from bot.db.reserve import disk_full
+from bot.db.reserve import disk_full, keep_reserve
 from bot.services.delivery import Deliverer
 from bot.services.digests import run_digests
 from bot.services.polling import Poller
 from bot.services.quiet import release_quiet
+from bot.services.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 SHUTDOWN_GRACE_SECONDS = 5.0
@@ -32,7 +34,9 @@ POLL_TASK = "feedwatch-poll"
 
 
 def poll_tick_seconds(interval: int) -> float:
-    """How often to look for due feeds: often enough that per-feed schedules are kept."""
+    """How often to do the poll loop's housekeeping (digests, quiet-hour releases, the health
+    record, the log line): a fifth of the interval, between 1 and 30 s. Due feeds are looked
+    for much more often (`scheduler.TICK_SECONDS`)."""
     return float(min(30, max(1, interval // 5)))
 
 
@@ -48,6 +52,7 @@ class Loops:
     clock: Clock = utcnow
     wake: asyncio.Event = field(default_factory=asyncio.Event)  # new messages are queued
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    scheduler: Scheduler | None = None  # set when the poll loop starts
 
     def start(self) -> None:
         self.tasks.append(asyncio.create_task(self._poll_loop(), name=POLL_TASK))
@@ -71,26 +76,49 @@ class Loops:
             self.tasks.clear()
 
     async def _poll_loop(self) -> None:
-        poller = self.poller
-        tick = poll_tick_seconds(poller.settings.poll_interval_seconds)
+        """The steady scheduler (`scheduler.py`) steps on its short tick; every housekeeping
+        period the loop also keeps the disk reserve, releases digests and quiet-hour holds,
+        records that polling is alive, and logs what the period polled (one line)."""
+        scheduler = self.scheduler = Scheduler(self.poller, on_changes=self.wake.set)
+        period = poll_tick_seconds(self.poller.settings.poll_interval_seconds)
+        loop = asyncio.get_running_loop()
+        housekeeping_at = loop.time()
         full = False  # the disk is full: said once, and once more when space returns
-        while True:
-            try:
-                report = await poller.poll_due()
-                digests = await asyncio.to_thread(run_digests, poller.engine)
-                digests += await asyncio.to_thread(release_quiet, poller.engine)
-                if report.new or report.edited or digests:
-                    self.wake.set()
-                if full:
-                    log.warning("the database accepts writes again: polling resumed")
-                    full = False
-            except Exception as exc:  # keep polling whatever happened in one cycle
-                if not disk_full(exc):
-                    log.exception("poll cycle failed")
-                elif not full:
-                    full = True
-                    log.error("the database's disk is full: polling waits until space returns")
-            await asyncio.sleep(tick)
+        try:
+            while True:
+                try:
+                    if loop.time() >= housekeeping_at:
+                        housekeeping_at = loop.time() + period
+                        await self._housekeeping(scheduler)
+                    await scheduler.step()
+                    if full:
+                        log.warning("the database accepts writes again: polling resumed")
+                        full = False
+                except Exception as exc:  # keep polling whatever happened in one step
+                    if not disk_full(exc):
+                        log.exception("poll cycle failed")
+                    elif not full:
+                        full = True
+                        log.error("the database's disk is full: polling waits until space returns")
+                    await asyncio.sleep(period)  # one line per period while it keeps failing
+                    continue
+                await scheduler.wait()
+        finally:
+            await scheduler.drain(cancel=True)
+
+    async def _housekeeping(self, scheduler: Scheduler) -> None:
+        engine = self.poller.engine
+        await asyncio.to_thread(keep_reserve, engine)
+        digests = await asyncio.to_thread(run_digests, engine)
+        digests += await asyncio.to_thread(release_quiet, engine)
+        if digests:
+            self.wake.set()
+        window = scheduler.take_window()
+        if window.polls:
+            log.info(window.line())
+        if not scheduler.behind:  # what `health` reads: nothing was overdue at the last claim
+            await scheduler.flush()
+            await asyncio.to_thread(self.poller.record_quiet, [], caught_up=True)
 
     async def _delivery_loop(self) -> None:
         """Deliver, then sleep until something is due. While rounds fail (the database

@@ -108,13 +108,13 @@ class Poller:
             feeds = await asyncio.to_thread(self._claim, dry_run=dry_run, all_feeds=all_feeds)
             outcomes += await asyncio.gather(*(bounded(feed) for feed in feeds))
             if not dry_run and quiet:  # written per batch: their leases end with their poll
-                await asyncio.to_thread(self._record_quiet, list(quiet))
+                await asyncio.to_thread(self.record_quiet, list(quiet))
                 quiet.clear()
             if dry_run or all_feeds or len(feeds) < CLAIM_BATCH:
                 break
         report = CycleReport(outcomes=outcomes, seconds=time.monotonic() - started)
         if not dry_run:
-            await asyncio.to_thread(self._record_quiet, quiet, cycle_finished=True)
+            await asyncio.to_thread(self.record_quiet, quiet, caught_up=True)
         log.log(logging.INFO if report.outcomes else logging.DEBUG, report.summary())
         return report
 
@@ -127,15 +127,19 @@ class Poller:
         quiet: list[QuietPoll] = []
         outcome = await self._poll(found[0], quiet, dry_run=dry_run)
         if not dry_run and quiet:
-            await asyncio.to_thread(self._record_quiet, quiet)
+            await asyncio.to_thread(self.record_quiet, quiet)
         return outcome
 
     def _claim(self, *, dry_run: bool, all_feeds: bool) -> list[FeedState]:
         """Feeds this process polls now, leased so that other workers skip them."""
-        now = self.clock()
         if dry_run:  # a dry run writes nothing, leases included
             with Session(self.engine) as session:
-                return store.feed_states(session, now=None if all_feeds else now)
+                return store.feed_states(session, now=None if all_feeds else self.clock())
+        return self.claim(limit=None if all_feeds else CLAIM_BATCH, due_only=not all_feeds)
+
+    def claim(self, *, limit: int | None, due_only: bool = True) -> list[FeedState]:
+        """Lease up to `limit` due feeds, most overdue first (the scheduler's claim)."""
+        now = self.clock()
         lease = now + timedelta(seconds=2 * self.settings.fetch_timeout_seconds + 60)
         with transaction(self.engine) as session:
             return store.claim_feeds(
@@ -143,9 +147,14 @@ class Poller:
                 now=now,
                 owner=self.owner,
                 lease_until=lease,
-                due_only=not all_feeds,
-                limit=None if all_feeds else CLAIM_BATCH,
+                due_only=due_only,
+                limit=limit,
             )
+
+    async def poll_one(self, feed: FeedState, quiet: list[QuietPoll]) -> PollOutcome:
+        """Poll a claimed feed; a quiet result is appended to `quiet` for the caller to write
+        in a batch (`record_quiet`), anything else is stored before this returns."""
+        return await self._poll(feed, quiet, dry_run=False)
 
     async def _poll(self, feed: FeedState, quiet: list[QuietPoll], *, dry_run: bool) -> PollOutcome:
         try:
@@ -193,8 +202,10 @@ class Poller:
         """Wait until pages still being read are stored (tests; a graceful stop)."""
         await self.full_text.settle()
 
-    def _record_quiet(self, quiet: list[QuietPoll], *, cycle_finished: bool = False) -> None:
-        record_quiet(self.engine, quiet, self.clock(), cycle_finished=cycle_finished)
+    def record_quiet(self, quiet: list[QuietPoll], *, caught_up: bool = False) -> None:
+        """Write quiet polls in one transaction; `caught_up` also records that nothing was
+        overdue (what `health` reads)."""
+        record_quiet(self.engine, quiet, self.clock(), cycle_finished=caught_up)
 
     def _apply(
         self,

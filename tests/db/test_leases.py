@@ -60,7 +60,23 @@ def test_only_due_feeds_are_claimed_unless_all_are_asked_for(
     assert [f.id for f in claim(engine, "a")] == feed_ids[1:3]
     with transaction(engine) as session:
         store.release_leases(session)
-    assert [f.id for f in claim(engine, "a", due_only=False)] == feed_ids[:3]
+    every = claim(engine, "a", due_only=False)
+    assert [f.id for f in every] == [*feed_ids[1:3], feed_ids[0]]  # the most overdue first
+    assert every[-1].due_at == NOW + timedelta(hours=1)
+
+
+def test_a_claim_takes_the_most_overdue_feeds_first(engine: Engine, feed_ids: list[int]) -> None:
+    """The scheduler claims a few feeds at a time: they must be the ones waiting longest."""
+    with transaction(engine) as session:
+        for minutes, feed_id in zip((1, 30, 5), feed_ids[:3], strict=True):
+            session.exec(
+                update(Feed)
+                .where(col(Feed.id) == feed_id)
+                .values(next_check_at=NOW - timedelta(minutes=minutes))
+            )
+    claimed = claim(engine, "a", limit=2)
+    assert [f.id for f in claimed] == [feed_ids[1], feed_ids[2]]
+    assert [f.due_at for f in claimed] == [NOW - timedelta(minutes=30), NOW - timedelta(minutes=5)]
 
 
 def test_postgresql_workers_claim_disjoint_feeds_at_the_same_moment(

@@ -162,7 +162,8 @@ _FEED = table(Feed)
 STATE_COLUMNS = columns(
     Feed,
     "id slug url title etag last_modified trusted body_hash baseline_done error_count"
-    " interval_seconds ttl_seconds failing_since alert alerted_at churn_polls full_text",
+    " interval_seconds ttl_seconds failing_since alert alerted_at churn_polls full_text"
+    " next_check_at",
 )
 
 _ONE_STATE = sa_select(*STATE_COLUMNS).where(_FEED.c.id == bindparam("b_id"))

@@ -26,7 +26,8 @@ def claim_feeds(
     due_only: bool = True,
     limit: int | None = 1000,
 ) -> list[FeedState]:
-    """Lease feeds for polling so no other process fetches them meanwhile."""
+    """Lease feeds for polling so no other process fetches them meanwhile; the most overdue
+    come first (the scheduler starts them in this order)."""
     free = or_(col(Feed.lease_until).is_(None), col(Feed.lease_until) < now)
     candidates = select(Feed.id).where(Feed.status != FeedStatus.GONE, free)
     if due_only:
@@ -40,7 +41,8 @@ def claim_feeds(
         .values(lease_until=lease_until, lease_owner=owner)
         .returning(*STATE_COLUMNS)
     )
-    return sorted((FeedState(*row) for row in claimed.all()), key=lambda f: f.id)
+    states = [FeedState(*row) for row in claimed.all()]
+    return sorted(states, key=lambda f: (f.due_at or now, f.id))  # the most overdue first
 
 
 def release_leases(session: Session) -> None:

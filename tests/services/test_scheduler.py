@@ -1,0 +1,157 @@
+"""The steady scheduler (issue 30): due feeds claimed a few at a time, most overdue first, no
+more in flight than its capacity, so a backlog is worked through without one giant cycle and
+polls happen when they are due, not in bursts."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from aiohttp import web
+from sqlalchemy import Engine, update
+from sqlmodel import Session, col, select
+
+from bot.db import store
+from bot.db.engine import transaction
+from bot.db.tables import Feed
+from bot.runtime import make_fetcher
+from bot.services.polling import LAST_CYCLE_KEY, Poller
+from bot.services.scheduler import Scheduler
+from tests.support.clock import Clock
+from tests.support.fakes.feed_server import FeedServer
+from tests.support.fixtures import blog
+from tests.support.settings import make_settings
+
+BODY = blog.rss(blog.BEFORE_POSTS)
+
+
+class Gauge:
+    """How many requests the feed server is answering at once, at most."""
+
+    def __init__(self, pause: float) -> None:
+        self.pause, self.now, self.most = pause, 0, 0
+        self.lock = threading.Lock()
+
+    async def respond(self, request: web.Request) -> web.StreamResponse:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        await asyncio.sleep(self.pause)
+        with self.lock:
+            self.now -= 1
+        return web.Response(body=BODY, headers={"Content-Type": "application/rss+xml"})
+
+
+@pytest.fixture
+async def poller(engine: Engine, db_url: str) -> AsyncIterator[Poller]:
+    settings = make_settings(db_url, poll_concurrency=4, allow_private_feed_urls=True)
+    async with make_fetcher(settings) as fetcher:
+        yield Poller(engine, fetcher, settings)
+
+
+def add_feeds(engine: Engine, urls: list[str], due: list[datetime]) -> list[int]:
+    with transaction(engine) as session:
+        ids = []
+        for n, url in enumerate(urls):
+            feed = store.add_feed(session, slug=f"f{n}", url=url, title="", trusted=True)
+            assert feed.id is not None
+            ids.append(feed.id)
+        for feed_id, when in zip(ids, due, strict=True):
+            session.exec(update(Feed).where(col(Feed.id) == feed_id).values(next_check_at=when))
+    return ids
+
+
+async def test_a_backlog_is_claimed_a_capacity_at_a_time_most_overdue_first(
+    engine: Engine, poller: Poller, feeds: FeedServer
+) -> None:
+    """A cold start: 60 feeds overdue by 1 to 60 minutes. Each claim takes what fits (20), the
+    longest-waiting first; at most `poll_concurrency` fetches run at once; every feed is fetched
+    exactly once (no lease ran out while it waited)."""
+    gauge = Gauge(pause=0.01)
+    urls = [feeds.behave(f"/f{n}", gauge.respond) for n in range(60)]
+    now = poller.clock()
+    ids = add_feeds(engine, urls, [now - timedelta(minutes=n + 1) for n in range(60)])
+    scheduler = Scheduler(poller, capacity=20)
+    assert await scheduler.step() == 20
+    assert scheduler.behind and scheduler.in_flight == 20
+    assert await scheduler.step() == 0  # no room until some finish
+    claimed = [task.get_name() for task in scheduler._in_flight]
+    assert sorted(claimed) == sorted(f"poll f{n}" for n in range(40, 60))
+    assert scheduler.window.worst_delay >= 60 * 60 - 5
+    rounds = 1
+    while scheduler.behind or scheduler.in_flight:
+        await scheduler.wait()
+        rounds += 1
+        await scheduler.step()
+        assert scheduler.in_flight <= 20
+    await scheduler.drain()
+    assert not scheduler.behind
+    assert all(len(feeds.hits(f"/f{n}")) == 1 for n in range(60))
+    assert gauge.most <= 4
+    assert rounds >= 4  # claims of at most 20, refilled when half were done
+    assert scheduler.window.polls == 60
+    with Session(engine) as session:
+        rows = session.exec(select(Feed).where(col(Feed.id).in_(ids))).all()
+    assert all(row.lease_until is None for row in rows)
+    assert all(row.next_check_at.replace(tzinfo=UTC) > now for row in rows)
+
+
+async def test_polls_happen_when_due_not_in_bursts(
+    engine: Engine, poller: Poller, feeds: FeedServer
+) -> None:
+    """40 feeds due one every 0.1 s over the next 4 s: each is fetched within a tick of its due
+    time, and none before it."""
+    fetched: dict[str, datetime] = {}
+    all_seen = threading.Event()
+
+    async def record(request: web.Request) -> web.StreamResponse:
+        fetched.setdefault(request.path, datetime.now(UTC))
+        if len(fetched) == 40:
+            all_seen.set()
+        return web.Response(body=BODY, headers={"Content-Type": "application/rss+xml"})
+
+    urls = [feeds.behave(f"/s{n}", record) for n in range(40)]
+    start = datetime.now(UTC)
+    due = [start + timedelta(seconds=0.5 + n * 0.1) for n in range(40)]
+    add_feeds(engine, urls, due)
+    scheduler = Scheduler(poller, tick=0.1)
+    task = asyncio.create_task(scheduler.run())
+    assert await asyncio.to_thread(all_seen.wait, 15)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    lateness = [(fetched[f"/s{n}"] - due[n]).total_seconds() for n in range(40)]
+    assert min(lateness) > -0.05  # never early
+    assert max(lateness) < 0.6  # a tick, a claim and a fetch; a 30 s cycle gave up to 30 s
+
+
+async def test_quiet_polls_are_written_and_the_lease_given_back(
+    engine: Engine, poller: Poller, feeds: FeedServer, db_url: str
+) -> None:
+    """A 304 is written at the next step (one batch), counted from its own poll, and a stop
+    writes what was already polled instead of losing it."""
+    clock = Clock()
+    settings = make_settings(db_url, poll_concurrency=4, allow_private_feed_urls=True)
+    still = Poller(engine, poller.fetcher, settings, clock=clock)
+    url = feeds.serve("/q", BODY)
+    (feed_id,) = add_feeds(engine, [url], [clock() - timedelta(seconds=1)])
+    await still.poll_feed(feed_id)  # the baseline: validators stored
+    with transaction(engine) as session:
+        session.exec(update(Feed).values(next_check_at=clock() - timedelta(seconds=1)))
+    scheduler = Scheduler(still)
+    assert await scheduler.step() == 1
+    await asyncio.gather(*scheduler._in_flight)
+    assert len(scheduler._quiet) == 1  # a 304, waiting for the batch
+    await scheduler.drain()
+    with Session(engine) as session:
+        row = session.exec(select(Feed).where(Feed.id == feed_id)).one()
+        assert store.get_state(session, key=LAST_CYCLE_KEY) is None  # housekeeping's, not this
+    assert row.lease_until is None
+    assert row.next_check_at.replace(tzinfo=UTC) == clock() + timedelta(seconds=60)
+    assert [seen.headers.get("If-None-Match") is not None for seen in feeds.hits("/q")] == [
+        False,
+        True,
+    ]

@@ -113,6 +113,7 @@ class Loops:
         digests += await asyncio.to_thread(release_quiet, engine)
         if digests:
             self.wake.set()
+        await scheduler.refresh_pace()
         window = scheduler.take_window()
         if window.polls:
             log.info(window.line())

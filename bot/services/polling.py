@@ -131,25 +131,16 @@ class Poller:
         return outcome
 
     def _claim(self, *, dry_run: bool, all_feeds: bool) -> list[FeedState]:
-        """Feeds this process polls now, leased so that other workers skip them."""
         if dry_run:  # a dry run writes nothing, leases included
             with Session(self.engine) as session:
                 return store.feed_states(session, now=None if all_feeds else self.clock())
         return self.claim(limit=None if all_feeds else CLAIM_BATCH, due_only=not all_feeds)
 
-    def claim(self, *, limit: int | None, due_only: bool = True) -> list[FeedState]:
-        """Lease up to `limit` due feeds, most overdue first (the scheduler's claim)."""
-        now = self.clock()
-        lease = now + timedelta(seconds=2 * self.settings.fetch_timeout_seconds + 60)
-        with transaction(self.engine) as session:
-            return store.claim_feeds(
-                session,
-                now=now,
-                owner=self.owner,
-                lease_until=lease,
-                due_only=due_only,
-                limit=limit,
-            )
+    def claim(
+        self, *, limit: int | None, due_only: bool = True, ahead: float = 0.0
+    ) -> list[FeedState]:
+        """Up to `limit` feeds due now (or within `ahead` s), most overdue first."""
+        return lease_due(self, limit=limit, due_only=due_only, ahead=ahead)
 
     async def poll_one(self, feed: FeedState, quiet: list[QuietPoll]) -> PollOutcome:
         """Poll a claimed feed; a quiet result is appended to `quiet` for the caller to write
@@ -203,8 +194,7 @@ class Poller:
         await self.full_text.settle()
 
     def record_quiet(self, quiet: list[QuietPoll], *, caught_up: bool = False) -> None:
-        """Write quiet polls in one transaction; `caught_up` also records that nothing was
-        overdue (what `health` reads)."""
+        """Quiet polls in one transaction; `caught_up`: nothing is overdue (for `health`)."""
         record_quiet(self.engine, quiet, self.clock(), cycle_finished=caught_up)
 
     def _apply(
@@ -236,6 +226,24 @@ class Poller:
         `raw`: the body already parsed (in the parsing pool), or why it is not a feed;
         `extras`: pages and model texts for new posts' messages."""
         return apply_result(session, feed_id, result, self.clock(), self.settings, raw, extras)
+
+
+def lease_due(
+    poller: Poller, *, limit: int | None, due_only: bool, ahead: float
+) -> list[FeedState]:
+    """Feeds leased for `2 × FETCH_TIMEOUT + 60` s, so that other workers skip them."""
+    now = poller.clock()
+    lease = now + timedelta(seconds=2 * poller.settings.fetch_timeout_seconds + 60)
+    with transaction(poller.engine) as session:
+        return store.claim_feeds(
+            session,
+            now=now,
+            owner=poller.owner,
+            lease_until=lease,
+            due_only=due_only,
+            limit=limit,
+            due_by=now + timedelta(seconds=ahead),
+        )
 
 
 def record_quiet(

@@ -20,11 +20,14 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from bot.core.decide import FeedState, PollKind
 from bot.core.model import ChangeKind
+from bot.core.pacing import Pace, due_rate, lookahead_seconds
+from bot.db import store
 from bot.db.reserve import disk_full
+from bot.services import run
 from bot.services.poll_result import PollOutcome
 from bot.services.polling import Poller, QuietPoll
 
@@ -85,11 +88,14 @@ class Scheduler:
     on_changes: Callable[[], None] = lambda: None  # new or edited posts are queued
     tick: float = TICK_SECONDS
     capacity: int = 0  # 0: `capacity_for(poll_concurrency)`
-    now: Callable[[], datetime] | None = None
     _in_flight: set[asyncio.Task[PollOutcome]] = field(default_factory=set)
     _quiet: list[QuietPoll] = field(default_factory=list)
     _room: asyncio.Event = field(default_factory=asyncio.Event)
-    _backlog: bool = False
+    _backlog: bool = False  # the last claim filled the room: claim again once half is free
+    _behind: bool = False
+    _grown_at: float = field(default_factory=time.monotonic)
+    _flushed_at: float = field(default_factory=time.monotonic)
+    pace: Pace | None = None
     _gate: asyncio.Semaphore | None = None
     window: Window = field(default_factory=Window)
 
@@ -97,7 +103,6 @@ class Scheduler:
         concurrency = self.poller.settings.poll_concurrency
         self.capacity = self.capacity or capacity_for(concurrency)
         self._gate = asyncio.Semaphore(concurrency)
-        self.now = self.now or self.poller.clock
 
     @property
     def in_flight(self) -> int:
@@ -105,8 +110,8 @@ class Scheduler:
 
     @property
     def behind(self) -> bool:
-        """The last claim filled all the room: more feeds are due than are being polled."""
-        return self._backlog
+        """The last claim took all it was allowed: more feeds may be due than are polled."""
+        return self._behind
 
     async def run(self) -> None:
         try:
@@ -116,17 +121,49 @@ class Scheduler:
         finally:
             await self.drain(cancel=True)
 
+    async def refresh_pace(self) -> None:
+        """The due rate, from the feeds due within the next interval and the workers sharing
+        them (at start, then every housekeeping period)."""
+        interval = self.poller.settings.poll_interval_seconds
+        now = self.poller.clock()
+        due, workers = await run.read(
+            self.poller.engine,
+            lambda s: store.pacing_counts(s, now=now, horizon=now + timedelta(seconds=interval)),
+        )
+        if self.pace is None:
+            self.pace = Pace(due_rate(due, interval, workers), burst=self.capacity)
+        else:
+            self.pace.rate = due_rate(due, interval, workers)
+
     async def step(self) -> int:
         """Write the quiet polls so far, then claim and start as many due feeds as there is
-        room for. Returns how many were claimed."""
-        await self.flush()
+        room for and the pace allows (`core/pacing.py`); in a hole in the schedule, feeds due
+        shortly. Returns how many were claimed."""
+        await self.flush(now=False)
+        if self.pace is None:
+            await self.refresh_pace()
+        assert self.pace is not None
+        clock = time.monotonic()
+        self.pace.grow(clock - self._grown_at)
+        self._grown_at = clock
         room = self.capacity - len(self._in_flight)
-        if room <= 0:
+        allowed = self.pace.due_allowance(room)
+        if allowed <= 0:
             return 0
-        feeds = await asyncio.to_thread(self.poller.claim, limit=room)
-        self._backlog = len(feeds) == room
-        assert self.now is not None
-        now = self.now()
+        feeds = await asyncio.to_thread(self.poller.claim, limit=allowed)
+        self.pace.took_due(len(feeds))
+        self._behind = len(feeds) == allowed
+        self._backlog = self._behind and allowed == room  # room, not the pace, held it back
+        ahead = self.pace.ahead_allowance(room - len(feeds)) if not self._behind else 0
+        if ahead > 0:
+            early = await asyncio.to_thread(
+                self.poller.claim,
+                limit=ahead,
+                ahead=lookahead_seconds(self.poller.settings.poll_interval_seconds),
+            )
+            self.pace.took_ahead(len(early))
+            feeds += early
+        now = self.poller.clock()
         for feed in feeds:
             if feed.due_at is not None:
                 self.window.worst_delay = max(self.window.worst_delay, late(now, feed.due_at))
@@ -143,11 +180,16 @@ class Scheduler:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._room.wait(), timeout=self.tick)
 
-    async def flush(self) -> None:
-        """Write the quiet polls gathered since the last step in one transaction."""
+    async def flush(self, *, now: bool = True) -> None:
+        """Write the quiet polls gathered so far in one transaction; with `now=False` only
+        once a tick has passed or a capacity's worth is waiting (fewer, larger writes)."""
         if not self._quiet:
             return
+        waited = time.monotonic() - self._flushed_at
+        if not now and waited < self.tick and len(self._quiet) < self.capacity:
+            return
         batch, self._quiet = self._quiet, []
+        self._flushed_at = time.monotonic()
         await asyncio.to_thread(self.poller.record_quiet, batch)
 
     async def drain(self, *, cancel: bool = False) -> None:

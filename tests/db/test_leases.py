@@ -119,3 +119,24 @@ def test_delivery_leases_skip_paused_chats_and_only_the_owner_renews(
     with Session(engine) as session:
         queues = store.pending_by_chat(session, chat_ids=[1, 2, 3])
     assert sorted(queues) == [1, 2]
+
+
+def test_pacing_counts_what_is_due_within_the_horizon_and_who_polls(
+    engine: Engine, feed_ids: list[int]
+) -> None:
+    """The scheduler's pace: feeds due before the horizon (overdue ones too, never gone ones),
+    and the workers holding leases now (at least one: the asking worker)."""
+    with transaction(engine) as session:
+        session.exec(
+            update(Feed)
+            .where(col(Feed.id) == feed_ids[0])
+            .values(next_check_at=NOW + timedelta(hours=1))
+        )
+        assert store.pacing_counts(session, now=NOW, horizon=NOW + timedelta(minutes=5)) == (2, 1)
+        assert store.pacing_counts(session, now=NOW, horizon=NOW + timedelta(hours=2)) == (3, 1)
+    claim(engine, "a", limit=1)
+    claim(engine, "b", limit=1)
+    with Session(engine) as session:
+        assert store.pacing_counts(session, now=NOW, horizon=NOW)[1] == 2
+        later = NOW + timedelta(minutes=3)  # both leases ended
+        assert store.pacing_counts(session, now=later, horizon=later)[1] == 1

@@ -163,14 +163,19 @@ async def test_a_link_pasted_alone_gets_an_offer(
     await press(bot_api, button["callback_data"], chat_id=USER)
     await bot_api.wait_for(lambda: any("Subscribed" in t for t in bot_api.shown(USER)[before:]))
     assert subscribed(bot) == {"pasted-blog"}
-    # A watched feed's link subscribes with the /start button's data; plain text is ignored.
+    # A watched feed's link subscribes with the /start button's data; plain text gets the
+    # one-line hint (issue 25), not a search.
     await answer(bot_api, feeds.url("/feed/"))
     ((button,),) = last_keyboard(bot_api)
     assert button["callback_data"] == f"sub:{feed_rows(bot)['lumen'].id}"
     before = len(bot_api.texts(USER))
     bot_api.push_command("hello there", chat_id=USER, user_id=USER)
     await answer(bot_api, "/list")
-    assert len(bot_api.texts(USER)) == before + 1  # "/list" answered, "hello" not
+    await bot_api.wait_for(lambda: len(bot_api.texts(USER)) >= before + 2)
+    replies = bot_api.texts(USER)[before:]
+    assert len(replies) == 2  # one answer each, in whichever order they were handled
+    assert any(r.startswith("I did not understand that.") for r in replies)
+    assert any(r.startswith("<b>Subscriptions</b>") for r in replies)
 
 
 async def test_feed_adding_for_operators_only(

@@ -76,6 +76,7 @@ from bot.db.store.items import (
 from bot.db.store.leases import (
     claim_chats,
     claim_feeds,
+    pacing_counts,
     release_chats,
     release_leases,
     renew_chat,
@@ -192,6 +193,7 @@ __all__ = [
     "newest_stored",
     "next_due_delivery",
     "original_message_id",
+    "pacing_counts",
     "pending_by_chat",
     "pending_count",
     "prune_items",

@@ -25,13 +25,14 @@ def claim_feeds(
     lease_until: datetime,
     due_only: bool = True,
     limit: int | None = 1000,
+    due_by: datetime | None = None,
 ) -> list[FeedState]:
     """Lease feeds for polling so no other process fetches them meanwhile; the most overdue
     come first (the scheduler starts them in this order)."""
     free = or_(col(Feed.lease_until).is_(None), col(Feed.lease_until) < now)
     candidates = select(Feed.id).where(Feed.status != FeedStatus.GONE, free)
-    if due_only:
-        candidates = candidates.where(Feed.next_check_at <= now)
+    if due_only:  # `due_by`: a little ahead of `now` (the scheduler filling a hole)
+        candidates = candidates.where(Feed.next_check_at <= (due_by or now))
     candidates = candidates.order_by(col(Feed.next_check_at)).with_for_update(skip_locked=True)
     if limit is not None:
         candidates = candidates.limit(limit)
@@ -43,6 +44,22 @@ def claim_feeds(
     )
     states = [FeedState(*row) for row in claimed.all()]
     return sorted(states, key=lambda f: (f.due_at or now, f.id))  # the most overdue first
+
+
+def pacing_counts(session: Session, *, now: datetime, horizon: datetime) -> tuple[int, int]:
+    """Feeds due before `horizon` (overdue ones included), and how many workers hold leases
+    now besides this one (at least one: the caller): what the scheduler's pace is made of."""
+    due = session.exec(
+        select(func.count())
+        .select_from(Feed)
+        .where(Feed.status != FeedStatus.GONE, col(Feed.next_check_at) < horizon)
+    ).one()
+    owners = session.exec(
+        select(func.count(func.distinct(Feed.lease_owner))).where(
+            col(Feed.lease_until).is_not(None), col(Feed.lease_until) > now
+        )
+    ).one()
+    return int(due), max(int(owners), 1)
 
 
 def release_leases(session: Session) -> None:

@@ -1,4 +1,5 @@
 """`python -m bench [--quick] [--write]`: every benchmark in one run, one table.
+`python -m bench scale --feeds N …`: the worker keeping N feeds on schedule (`scale.py`).
 
 Each measured tool runs in its own process (so CPU time and peak RSS are its own); the feed
 corpus server and the fake Bot API run in this process, on loopback.
@@ -41,6 +42,11 @@ def child(module: str, *args: object) -> dict[str, object]:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["scale"]:
+        from bench.scale import main as scale
+
+        scale(sys.argv[2:])
+        return
     quick = "--quick" in sys.argv
     feeds, chats, scale = (100, 1000, 1000) if quick else (500, 5000, 10_000)
     shutil.rmtree(WORK, ignore_errors=True)

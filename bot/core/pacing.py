@@ -7,7 +7,7 @@ the backlog is worked through at a little above the due rate (`CATCH_UP` times i
 up within one interval, never a burst), and when fewer feeds are due than the due rate asks
 for (a hole), the next ones due within `LOOKAHEAD` are polled a little early. Constant-rate
 polls make constant-rate due times: the schedule heals itself. Small deployments are not held
-back: the pace never drops below `FLOOR_PER_SECOND` nor a claim below the in-flight capacity,
+back: a claim may always fill the in-flight capacity (a few dozen feeds are polled at once),
 and below `MIN_AHEAD_RATE` no feed is ever polled early.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 CATCH_UP = 1.08  # the backlog's pace against the due rate: caught up in 0.93 of an interval
-FLOOR_PER_SECOND = 100.0  # below this due rate the machine idles anyway: no pacing
+FLOOR_PER_SECOND = 1.0  # a backlog is never worked through slower than this
 LOOKAHEAD_SHARE = 0.1  # a hole is filled with feeds due within this share of the interval
 MAX_LOOKAHEAD_SECONDS = 30.0
 OWED_SECONDS = 2.0  # a hole is owed at most this many seconds of the due rate

@@ -92,12 +92,15 @@ def test_a_spread_schedule_is_kept_on_time() -> None:
 
 
 def test_a_small_deployment_is_polled_at_once_and_never_early() -> None:
-    """300 feeds every 5 minutes, all due: well under the floor, so nothing waits for a pace
-    (the capacity's worth at once, then the floor's rate) and no feed is ever polled early."""
+    """30 feeds every 5 minutes are all polled at once (the burst); 300 are caught up within
+    the interval, a burst first; below the ahead rate no feed is ever polled early."""
+    per_second, lateness, caught_up = simulate([-1.0] * 30, 300.0, 900)
+    assert per_second[0] == 30 and caught_up == 0
     per_second, lateness, caught_up = simulate([-1.0] * 300, 300.0, 900)
-    assert caught_up <= 300 / FLOOR_PER_SECOND + 1
+    assert per_second[0] == 40
+    assert caught_up < 300
     assert min(late for _, late in lateness) >= 0
-    assert per_second[0] >= 40
+    assert Pace(rate=0.0, burst=1).catch_up_rate == FLOOR_PER_SECOND
 
 
 def test_the_due_rate_is_shared_by_the_workers() -> None:

@@ -17,15 +17,23 @@ import time
 import zlib
 from array import array
 
-BODY = (
+HEAD = (
     '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel>'
     "<title>Scale feed {n}</title><link>http://feeds.example/{n}/</link>"
     "<description>One of many</description>"
+)
+ITEM = (
     "<item><title>Post {v} of feed {n}</title><link>http://feeds.example/{n}/{v}</link>"
     "<guid>feed-{n}-post-{v}</guid><description>Post {v}: a short note about release {v} of "
     "project {n}, with what changed and why it matters to the people who use it.</description>"
-    "</item></channel></rss>"
+    "</item>"
 )
+WINDOW = 5  # the newest posts a feed shows, as real feeds keep a window
+
+
+def body(n: int, version: int) -> bytes:
+    items = "".join(ITEM.format(n=n, v=v) for v in range(version, max(version - WINDOW, -1), -1))
+    return (HEAD.format(n=n) + items + "</channel></rss>").encode()
 
 
 def etag(n: int, version: int) -> str:
@@ -60,8 +68,7 @@ class Feeds:
             self.answered[304] += 1
             return _response(304, b"", None, tag)
         self.answered[200] += 1
-        body = BODY.format(n=n, v=self.version[n]).encode()
-        return _response(200, body, "application/rss+xml; charset=utf-8", tag)
+        return _response(200, body(n, self.version[n]), "application/rss+xml; charset=utf-8", tag)
 
     def stats(self) -> dict[str, object]:
         return {

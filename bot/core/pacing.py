@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-CATCH_UP = 1.08  # the backlog's pace against the due rate: caught up in 0.93 of an interval
-FLOOR_PER_SECOND = 1.0  # a backlog is never worked through slower than this
+CATCH_UP = 1.06  # the backlog's pace against the due rate: caught up in 0.94 of an interval
+FLOOR_PER_SECOND = 10.0  # a backlog is never worked through slower than this
 LOOKAHEAD_SHARE = 0.1  # a hole is filled with feeds due within this share of the interval
 MAX_LOOKAHEAD_SECONDS = 30.0
 OWED_SECONDS = 2.0  # a hole is owed at most this many seconds of the due rate

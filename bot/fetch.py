@@ -143,30 +143,10 @@ class Fetcher:
         made = self._sessions.get(guarded)
         if made is not None and made[0] is loop and not made[1].closed:
             return made[1]
-        connector = (
-            aiohttp.TCPConnector(
-                resolver=GuardedResolver(self._resolver, self.allowed_ports, self._backend),
-                use_dns_cache=False,
-                force_close=True,
-                limit=self._max_connections,
-            )
-            if guarded
-            else aiohttp.TCPConnector(
-                resolver=PooledResolver(), limit=self._max_connections, ttl_dns_cache=60
-            )
-        )
-        session = aiohttp.ClientSession(
-            connector=connector,
-            headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate"},
-            auto_decompress=False,
-            cookie_jar=aiohttp.DummyCookieJar(),
-            timeout=aiohttp.ClientTimeout(
-                total=None,
-                sock_connect=self.limits.connect_timeout,
-                sock_read=self.limits.total_timeout,
-            ),
-            trust_env=False,
-            max_field_size=MAX_HEADER_BYTES,
+        session = client_session(
+            self.limits,
+            self._max_connections,
+            GuardedResolver(self._resolver, self.allowed_ports, self._backend) if guarded else None,
         )
         self._sessions[guarded] = (loop, session)
         return session
@@ -206,18 +186,8 @@ class Fetcher:
                     trusted=origin_of(trusted_origin) if trusted_origin else None,
                     web_page=web_page,
                 )
-        except TimeoutError:
-            raise FetchError(
-                f"timed out after {self.limits.total_timeout:g} s", slow=True
-            ) from None
-        except BlockedAddressError as exc:
-            raise FetchError(f"cannot connect: {exc}"[:300], blocked=True) from None
-        except aiohttp.ClientError as exc:
-            cause = getattr(exc, "os_error", None)
-            blocked = isinstance(cause, BlockedAddressError)
-            raise FetchError(describe_client_error(exc), blocked=blocked) from None
-        except BodyError as exc:
-            raise FetchError(str(exc)) from None
+        except (OSError, aiohttp.ClientError, BodyError) as exc:
+            raise fetch_error(exc, self.limits.total_timeout) from None
         except zlib.error as exc:  # a corrupt gzip or deflate body is this feed's error only
             raise FetchError(f"cannot decode body: {exc}"[:300]) from None
         except ValueError as exc:
@@ -287,6 +257,33 @@ class Fetcher:
         check_port(origin_of(url)[1] or 0, self.allowed_ports)
 
 
+def client_session(
+    limits: FetchLimits, max_connections: int, guard: GuardedResolver | None
+) -> aiohttp.ClientSession:
+    """A client for operator feeds (`guard` None: pooled connections, cached names) or for
+    chat-added ones (every connection resolved and checked by `guard`, none reused)."""
+    connector = (
+        aiohttp.TCPConnector(
+            resolver=guard, use_dns_cache=False, force_close=True, limit=max_connections
+        )
+        if guard is not None
+        else aiohttp.TCPConnector(
+            resolver=PooledResolver(), limit=max_connections, ttl_dns_cache=60
+        )
+    )
+    return aiohttp.ClientSession(
+        connector=connector,
+        headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate"},
+        auto_decompress=False,
+        cookie_jar=aiohttp.DummyCookieJar(),
+        timeout=aiohttp.ClientTimeout(
+            total=None, sock_connect=limits.connect_timeout, sock_read=limits.total_timeout
+        ),
+        trust_env=False,
+        max_field_size=MAX_HEADER_BYTES,
+    )
+
+
 def check_url(url: str, *, guarded: bool = False) -> None:
     """Scheme and host always; for chat-added feeds (`guarded`) also no credentials (they would
     be sent as Basic auth to wherever the URL points). Ports are checked where the connection is
@@ -317,6 +314,24 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max((when - (now or utcnow())).total_seconds(), 0.0)
+
+
+def fetch_error(exc: Exception, total_timeout: float) -> FetchError:
+    """The one-line FetchError for a failed fetch: slow, blocked, or what broke."""
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):  # a TimeoutError too
+        return FetchError("connection timed out", slow=True)
+    if isinstance(exc, aiohttp.SocketTimeoutError):
+        return FetchError("read timed out", slow=True)
+    if isinstance(exc, TimeoutError):
+        return FetchError(f"timed out after {total_timeout:g} s", slow=True)
+    if isinstance(exc, BlockedAddressError):
+        return FetchError(f"cannot connect: {exc}"[:300], blocked=True)
+    if isinstance(exc, aiohttp.ClientError):
+        blocked = isinstance(getattr(exc, "os_error", None), BlockedAddressError)
+        return FetchError(describe_client_error(exc), blocked=blocked)
+    if isinstance(exc, OSError):
+        return FetchError(f"connection failed: {exc}"[:300])
+    return FetchError(str(exc)[:300])
 
 
 def describe_client_error(exc: aiohttp.ClientError) -> str:

@@ -143,6 +143,7 @@ BELOW_SERVICES = {
     "bot.logs": "db",
     "bot.netguard": "db",
     "bot.fetch": "db",
+    "bot.capped": "db",
     "bot.model_api": "db",
     "bot.runlock": "db",
     "bot": "db",

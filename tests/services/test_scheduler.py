@@ -17,12 +17,15 @@ from sqlmodel import Session, col, select
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Feed
+from bot.health import check_health
 from bot.runtime import make_fetcher
 from bot.services.polling import LAST_CYCLE_KEY, Poller
 from bot.services.scheduler import Scheduler
 from tests.support.clock import Clock
+from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures import blog
+from tests.support.harness import bot_settings, running_bot
 from tests.support.settings import make_settings
 
 BODY = blog.rss(blog.BEFORE_POSTS)
@@ -155,3 +158,25 @@ async def test_quiet_polls_are_written_and_the_lease_given_back(
         False,
         True,
     ]
+
+
+async def test_the_running_loop_polls_steadily_and_records_health(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    """Through the app's own loop (no `poll_due`): a feed falling due is polled within about a
+    tick, and with nothing overdue the loop records what `health` reads."""
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=5)
+    assert check_health(settings)[0] is False
+    fetched: list[datetime] = []
+
+    async def record(request: web.Request) -> web.StreamResponse:
+        fetched.append(datetime.now(UTC))
+        return web.Response(body=BODY, headers={"Content-Type": "application/rss+xml"})
+
+    async with running_bot(settings, updates=False) as bot:
+        url = feeds.behave("/later", record)
+        soon = datetime.now(UTC) + timedelta(seconds=1)
+        add_feeds(bot.engine, [url], [soon])
+        await bot_api.wait_for(lambda: len(fetched) == 1, timeout=5)
+        assert timedelta(0) <= fetched[0] - soon < timedelta(seconds=1.5)
+        await bot_api.wait_for(lambda: check_health(settings)[0], timeout=5)

@@ -39,6 +39,7 @@ from bot.telegram.commands.spec import Who
 from bot.telegram.context import Context, load_managed, throttle
 from bot.telegram.guard import ChatOrderedProcessor, Guard
 from bot.telegram.messenger import TelegramMessenger
+from bot.telegram.request import AiohttpRequest
 from bot.telegram.shared import KEY, Shared
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ def build_application(
         settings.telegram_rate_per_second,
         settings.telegram_group_rate_per_minute,
     )
-    builder = ApplicationBuilder()
+    builder = ApplicationBuilder().request(AiohttpRequest(connection_pool_size=64))
     if get_updates_request is not None:
         builder = builder.get_updates_request(get_updates_request)
     application = (

@@ -304,6 +304,7 @@ def main(argv: list[str]) -> None:
         for kind in kinds:
             run = one_run(kind, n, args.feeds, args.interval, measure)
             print(f"    {run.line()}", flush=True)
+            print(f"      windows (polls/s): {' '.join(f'{w:.0f}' for w in run.windows)}")
             runs.append(run)
     lines = table(args.feeds, args.interval, runs)
     print("\n".join(lines))

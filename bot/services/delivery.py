@@ -1,7 +1,8 @@
 """Delivery: walk the outbox to the chats, in order per chat, never losing a message.
 
-A delivery is marked sent only after Telegram confirms it, in its own transaction, so a crash
-repeats at most the messages in flight (one per concurrent chat; one with the default settings).
+A delivery is marked sent only after Telegram confirms it, and a chat's next message waits for
+that mark, so a crash repeats at most the messages in flight (one per concurrent chat; one with
+the default settings). Concurrent chats' marks share a transaction (`marks.py`).
 Error policy, by the edge's `Answer` (`bot/telegram/messenger.py` maps Telegram's errors to it):
 - WAIT (429): that chat's queue waits as told (not an attempt); every other chat goes on;
 - MOVED: move the chat to its new id, send there;
@@ -31,9 +32,10 @@ from bot.clock import Clock, utcnow
 from bot.core.model import MessageKind
 from bot.core.render import to_plain
 from bot.db import store
-from bot.db.engine import transaction, writer
+from bot.db.engine import transaction
 from bot.db.store import Queued
 from bot.services import run
+from bot.services.marks import SentMarks
 from bot.services.messenger import Messenger, Outgoing, Reply
 from bot.services.retries import Retries
 
@@ -191,6 +193,7 @@ class Sender:
         # Sent, but the database refused to record it: never sent again, only marked again
         # (delivery id → Telegram's message id).
         self.unmarked: dict[int, int | None] = {}
+        self.marks = SentMarks(engine)  # concurrent chats' marks share a transaction
 
     async def send(self, delivery: Queued, *, plain: bool = False) -> Sent:
         """One attempt at one message."""
@@ -285,9 +288,7 @@ class Sender:
         assert delivery.id is not None
         message_id = self.unmarked.get(delivery.id, message_id)
         try:
-            pending = await asyncio.to_thread(
-                self._mark_sent, delivery.id, self.clock(), message_id
-            )
+            pending = await self.marks.mark(delivery.id, self.clock(), message_id)
         except Exception as exc:
             if delivery.id not in self.unmarked:
                 log.error(
@@ -303,9 +304,3 @@ class Sender:
         if not pending:  # cancelled while in flight (/pause, /unsubscribe): send no more
             return Sent.STOP
         return Sent.SENT
-
-    def _mark_sent(self, delivery_id: int, now: datetime, message_id: int | None) -> bool:
-        with writer(self.engine).begin() as connection:
-            return store.mark_sent(
-                connection, delivery_id=delivery_id, now=now, message_id=message_id
-            )

@@ -153,7 +153,6 @@ class Scheduler:
         feeds = await asyncio.to_thread(self.poller.claim, limit=allowed)
         self.pace.took_due(len(feeds))
         self._behind = len(feeds) == allowed
-        self._backlog = self._behind and allowed == room  # room, not the pace, held it back
         ahead = self.pace.ahead_allowance(room - len(feeds)) if not self._behind else 0
         if ahead > 0:
             early = await asyncio.to_thread(
@@ -163,6 +162,9 @@ class Scheduler:
             )
             self.pace.took_ahead(len(early))
             feeds += early
+        # The room, not the pace, held the claim back (due feeds, or early ones filling a
+        # hole): claim again as soon as half of it is free, not a tick later.
+        self._backlog = len(feeds) == room
         now = self.poller.clock()
         for feed in feeds:
             if feed.due_at is not None:

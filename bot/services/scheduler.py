@@ -5,9 +5,10 @@ Why not cycles: a cycle that claims everything due, polls it all, then sleeps, p
 At 100,000 feeds every 5 minutes the rate swung between 0 and 600 polls/s, the most overdue feed
 waited 30-40 s, and after a cold start one giant cycle ran past its own leases. Here at most
 `capacity` polls are in flight (waiting on the fetch gate included); whenever half of them have
-finished, and on every tick, the scheduler claims as many due feeds as there is room for. A
-cold start therefore works through its backlog at full speed, oldest first, and settles into
-the spread it polled at. Quiet polls (304, the same body) are written in one batch per step.
+finished, and on every tick, the scheduler claims as many due feeds as there is room for and
+the pace allows (`core/pacing.py`: a backlog at a little above the due rate, holes filled with
+feeds due shortly), oldest first. Quiet polls (304, the same body) are written in one batch
+per tick.
 Several workers share the load through the same leases: each claims only what it can start now.
 """
 

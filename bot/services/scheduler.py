@@ -42,6 +42,23 @@ def capacity_for(concurrency: int) -> int:
     return max(20, 4 * concurrency)
 
 
+async def claim_paced(poller: Poller, pace: Pace, room: int) -> tuple[list[FeedState], bool]:
+    """Due feeds, as many as the room and the pace allow; then, if that left nothing due
+    behind and the due rate is owed polls, feeds due within the lookahead. Returns the feeds
+    and whether due ones may remain."""
+    allowed = pace.due_allowance(room)
+    feeds = await asyncio.to_thread(poller.claim, limit=allowed)
+    pace.took_due(len(feeds))
+    behind = len(feeds) == allowed
+    ahead = pace.ahead_allowance(room - len(feeds)) if not behind else 0
+    if ahead > 0:
+        seconds = lookahead_seconds(poller.settings.poll_interval_seconds)
+        early = await asyncio.to_thread(poller.claim, limit=ahead, ahead=seconds)
+        pace.took_ahead(len(early))
+        feeds += early
+    return feeds, behind
+
+
 def late(now: datetime, due: datetime) -> float:
     """Seconds past due (SQLite hands back naive UTC, PostgreSQL aware)."""
     return (now - (due if due.tzinfo else due.replace(tzinfo=UTC))).total_seconds()
@@ -148,21 +165,9 @@ class Scheduler:
         self.pace.grow(clock - self._grown_at)
         self._grown_at = clock
         room = self.capacity - len(self._in_flight)
-        allowed = self.pace.due_allowance(room)
-        if allowed <= 0:
+        if self.pace.due_allowance(room) <= 0:
             return 0
-        feeds = await asyncio.to_thread(self.poller.claim, limit=allowed)
-        self.pace.took_due(len(feeds))
-        self._behind = len(feeds) == allowed
-        ahead = self.pace.ahead_allowance(room - len(feeds)) if not self._behind else 0
-        if ahead > 0:
-            early = await asyncio.to_thread(
-                self.poller.claim,
-                limit=ahead,
-                ahead=lookahead_seconds(self.poller.settings.poll_interval_seconds),
-            )
-            self.pace.took_ahead(len(early))
-            feeds += early
+        feeds, self._behind = await claim_paced(self.poller, self.pace, room)
         # The room, not the pace, held the claim back (due feeds, or early ones filling a
         # hole): claim again as soon as half of it is free, not a tick later.
         self._backlog = len(feeds) == room

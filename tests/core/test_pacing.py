@@ -167,3 +167,14 @@ def test_claims_never_outrun_the_pace(
         claimed += due + ahead
         assert claimed <= burst + pace.catch_up_rate * elapsed + 1e-6
         assert pace.owed <= max(rate * OWED_SECONDS, 0) + 1e-6
+
+
+def test_idle_time_saves_up_two_seconds_of_catch_up_and_early_claims_spend_tokens() -> None:
+    pace = Pace(rate=1000.0, burst=40)
+    pace.grow(100)  # a long idle stretch: at most two seconds' worth is saved up
+    assert pace.due_allowance(room=10**6) == int(2 * CATCH_UP * 1000)
+    pace.took_ahead(5)  # early claims spend the same tokens as due ones
+    assert pace.due_allowance(room=10**6) == int(2 * CATCH_UP * 1000) - 5
+    short = Pace(rate=100.0, burst=1)
+    short.tokens, short.owed = 5.0, 50.0
+    assert short.ahead_allowance(room=1000) == 5  # owed, but only what the tokens allow

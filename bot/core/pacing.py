@@ -5,7 +5,8 @@ one interval, the feeds come due the same way in the next. A cold start that pol
 as fast as it can leaves a burst followed by a hole, and the pattern repeats every interval. So
 the backlog is worked through at a little above the due rate (`CATCH_UP` times it: all caught
 up within one interval, never a burst), and when fewer feeds are due than the due rate asks
-for (a hole), the next ones due within `LOOKAHEAD` are polled a little early. Constant-rate
+for (a hole), the next ones due within `LOOKAHEAD_SHARE` of the interval are polled a little
+early (4%: no feed is fetched twice within 95% of its interval). Constant-rate
 polls make constant-rate due times: the schedule heals itself. Small deployments are not held
 back: a claim may always fill the in-flight capacity (a few dozen feeds are polled at once),
 and below `MIN_AHEAD_RATE` no feed is ever polled early.
@@ -17,9 +18,9 @@ from dataclasses import dataclass
 
 CATCH_UP = 1.06  # the backlog's pace against the due rate: caught up in 0.94 of an interval
 FLOOR_PER_SECOND = 10.0  # a backlog is never worked through slower than this
-LOOKAHEAD_SHARE = 0.1  # a hole is filled with feeds due within this share of the interval
-MAX_LOOKAHEAD_SECONDS = 30.0
-OWED_SECONDS = 2.0  # a hole is owed at most this many seconds of the due rate
+LOOKAHEAD_SHARE = 0.04  # a hole is filled with feeds due within this share of the interval
+MAX_LOOKAHEAD_SECONDS = 30.0  # (10% made a feed polled every 3 s come 0.16 s early)
+OWED_SECONDS = 1.0  # a hole is owed at most this many seconds of the due rate
 MIN_AHEAD_RATE = 10.0  # below this due rate holes cost nothing: no feed is polled early
 
 

@@ -107,9 +107,10 @@ def test_the_due_rate_is_shared_by_the_workers() -> None:
     assert due_rate(100_000, 300, 1) == pytest.approx(333.33, abs=0.01)
     assert due_rate(100_000, 300, 2) == pytest.approx(166.67, abs=0.01)
     assert due_rate(10, 0, 0) == 10.0  # nonsense inputs stay finite
-    assert lookahead_seconds(300) == 30.0
-    assert lookahead_seconds(60) == 6.0
+    assert lookahead_seconds(300) == 12.0
+    assert lookahead_seconds(60) == 2.4
     assert lookahead_seconds(3600) == 30.0
+    assert lookahead_seconds(3) <= 0.05 * 3  # no feed is polled within 95% of its interval
 
 
 def test_allowances_start_at_the_burst_and_grow_at_the_catch_up_pace() -> None:

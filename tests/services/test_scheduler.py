@@ -192,7 +192,7 @@ async def test_a_hole_is_filled_as_fast_as_the_room_frees(
     was filled at only the room per tick, 40 polls/s against 333 due)."""
     urls = [feeds.serve(f"/h{n}", BODY) for n in range(60)]
     now = poller.clock()
-    add_feeds(engine, urls, [now + timedelta(seconds=3) for _ in range(60)])  # within 6 s
+    add_feeds(engine, urls, [now + timedelta(seconds=1.5) for _ in range(60)])  # within 2.4 s
     scheduler = Scheduler(poller, capacity=20, tick=30.0)
     scheduler.pace = Pace(rate=60.0, burst=20)
     scheduler.pace.took_due(20)  # the burst is spent: only what the pace owes may go early

@@ -174,8 +174,10 @@ def smoke(image: str, base: str) -> None:
         grown = size_mb(image) - size_mb(base)
         print(f"     the app's layers add {grown:.0f} MB to the base image", flush=True)
         # 82 MB before full text and the model (issues 27-29): trafilatura with lxml and its
-        # date libraries, the openai client (30 MB with its compiled types) and RE2 add ~55 MB.
-        check("the app adds at most 150 MB to the base", grown <= 150, f"{grown:.0f} MB")
+        # date libraries, the openai client (30 MB with its compiled types) and RE2 add ~55 MB;
+        # aiohttp with yarl, multidict and propcache (issue 30: feeds and the Bot API, a fifth
+        # of httpx's CPU per request) about 8 MB more: 151 MB measured.
+        check("the app adds at most 160 MB to the base", grown <= 160, f"{grown:.0f} MB")
     finally:
         box.remove()
         api.stop()

@@ -15,7 +15,7 @@ import ipaddress
 import socket
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
+from typing import Any, Protocol
 
 from aiohttp.abc import AbstractResolver, ResolveResult
 
@@ -91,12 +91,17 @@ def _dns_executor() -> ThreadPoolExecutor:
     return _dns_pool
 
 
-async def system_resolver(host: str, port: int) -> list[str]:
+async def lookup(
+    host: str, port: int, family: socket.AddressFamily = socket.AF_UNSPEC
+) -> list[tuple[Any, ...]]:
+    """getaddrinfo on the DNS threads (the one name lookup both clients use)."""
     loop = asyncio.get_running_loop()
-    infos = await loop.run_in_executor(
-        _dns_executor(), functools.partial(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
-    )
-    return [str(info[4][0]) for info in infos]
+    work = functools.partial(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM, family=family)
+    return await loop.run_in_executor(_dns_executor(), work)
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    return [str(info[4][0]) for info in await lookup(host, port)]
 
 
 def check_addresses(host: str, addresses: Iterable[str]) -> list[str]:
@@ -195,13 +200,7 @@ class PooledResolver(AbstractResolver):
     async def resolve(
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
     ) -> list[ResolveResult]:
-        loop = asyncio.get_running_loop()
-        infos = await loop.run_in_executor(
-            _dns_executor(),
-            functools.partial(
-                socket.getaddrinfo, host, port, type=socket.SOCK_STREAM, family=family
-            ),
-        )
+        infos = await lookup(host, port, family)
         return [
             ResolveResult(
                 hostname=host,

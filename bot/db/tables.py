@@ -211,7 +211,10 @@ class Subscription(SQLModel, table=True):
 class Delivery(SQLModel, table=True):
     """The outbox: one row per (chat, event), written in the transaction that stores the item."""
 
-    __table_args__ = (Index("ix_delivery_pending", "status", "next_attempt_at", "id"),)
+    __table_args__ = (
+        Index("ix_delivery_pending", "status", "next_attempt_at", "id"),
+        Index("ix_delivery_queue", "status", "id"),  # due messages in order (claim_chats)
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))

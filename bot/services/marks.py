@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 from bot.db import store
 from bot.db.engine import writer
 
-Mark = tuple[int, datetime, int | None]  # delivery id, when, Telegram's message id
+Mark = store.SentMark  # delivery id, when, Telegram's message id
 
 
 class SentMarks:
@@ -52,7 +52,4 @@ class SentMarks:
 
     def _write(self, marks: list[Mark]) -> list[bool]:
         with writer(self.engine).begin() as connection:
-            return [
-                store.mark_sent(connection, delivery_id=d, now=when, message_id=message)
-                for d, when, message in marks
-            ]
+            return store.mark_sent(connection, marks)

@@ -8,11 +8,15 @@ getUpdates connection stays on PTB's own HTTPXRequest (`lifecycle.WatchedRequest
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import aiohttp
 from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
+
+_FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
 
 class AiohttpRequest(BaseRequest):
@@ -73,8 +77,11 @@ class AiohttpRequest(BaseRequest):
         # aiohttp has no write timeout of its own: the whole call is bounded by all three.
         total = sum(t for t in (read, connect, write) if t is not None) or None
         timeout = aiohttp.ClientTimeout(total=total, sock_connect=connect, sock_read=read)
-        data: aiohttp.FormData | dict[str, str] | None = fields
-        if files:
+        data: aiohttp.FormData | bytes | None = None
+        headers = None
+        if fields and not files:  # encoded here: aiohttp's FormData builds a multipart writer too
+            data, headers = urlencode(fields).encode(), _FORM
+        elif files:
             form = aiohttp.FormData(quote_fields=False)
             for name, value in (fields or {}).items():
                 form.add_field(name, value)
@@ -82,7 +89,9 @@ class AiohttpRequest(BaseRequest):
                 form.add_field(name, content, filename=filename, content_type=mimetype)
             data = form
         try:
-            async with self._session.request(method, url, data=data, timeout=timeout) as answer:
+            async with self._session.request(
+                method, url, data=data, headers=headers, timeout=timeout
+            ) as answer:
                 return answer.status, await answer.read()
         except TimeoutError as exc:
             raise TimedOut from exc

@@ -12,7 +12,8 @@ from sqlmodel import Session, col
 from bot.core.decide import FeedState
 from bot.db import store
 from bot.db.engine import make_engine, transaction
-from bot.db.tables import Feed
+from bot.db.store.leases import claim_page
+from bot.db.tables import Delivery, Feed
 from tests.support.storage import LEASE, NOW, queue
 
 
@@ -119,6 +120,50 @@ def test_delivery_leases_skip_paused_chats_and_only_the_owner_renews(
     with Session(engine) as session:
         queues = store.pending_by_chat(session, chat_ids=[1, 2, 3])
     assert sorted(queues) == [1, 2]
+
+
+def test_chats_are_claimed_by_their_oldest_due_message_past_a_long_queue(
+    engine: Engine, feed_ids: list[int], chats: list[int]
+) -> None:
+    """The claim walks due messages in order, a page at a time: a chat with a long queue at
+    the front takes one place, the chats behind it are still found, and a chat whose message
+    waits for a retry is not claimed until it is due."""
+    queue(engine, feed_ids[0], [3] * 30 + [2, 1])
+    retry_at = datetime.now(UTC) + timedelta(hours=1)
+    with transaction(engine) as session:
+        session.exec(
+            update(Delivery).where(col(Delivery.chat_id) == 2).values(next_attempt_at=retry_at)
+        )
+    later = datetime.now(UTC) + timedelta(minutes=1)
+    lease = later + timedelta(minutes=2)
+    with transaction(engine) as session:
+        assert store.claim_chats(session, now=later, owner="a", lease_until=lease, limit=2) == [
+            3,
+            1,
+        ]
+    with transaction(engine) as session:
+        assert store.claim_chats(session, now=later, owner="b", lease_until=lease, limit=9) == []
+    after_retry = retry_at + timedelta(seconds=1)
+    with transaction(engine) as session:
+        assert store.claim_chats(
+            session, now=after_retry, owner="b", lease_until=after_retry, limit=9
+        ) == [3, 2, 1]  # the leases of "a" ended meanwhile
+
+
+def test_a_claim_reads_the_outbox_through_its_queue_index(sqlite_url: str) -> None:
+    """Ordering every waiting chat by its oldest message made a claim read the whole outbox
+    (a fan-out to N chats cost N² lookups); the walk reads due messages in id order."""
+    engine = make_engine(sqlite_url)
+    try:
+        with engine.connect() as connection:
+            statement = claim_page(now=NOW, after=0, size=8)
+            compiled = statement.compile(engine, compile_kwargs={"literal_binds": True})
+            plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}").all()
+    finally:
+        engine.dispose()
+    steps = " / ".join(str(row[-1]) for row in plan)
+    assert "SEARCH delivery USING INDEX ix_delivery_queue" in steps, steps
+    assert "TEMP B-TREE" not in steps, steps  # no sort of the whole outbox
 
 
 def test_pacing_counts_what_is_due_within_the_horizon_and_who_polls(

@@ -20,8 +20,13 @@ def test_mark_sent_only_moves_a_pending_message(
     with transaction(engine) as session:
         assert store.unsubscribe(session, chat_id=2, feed_id=feed_ids[0]) == 1  # cancels its row
     with engine.begin() as connection:
-        assert store.mark_sent(connection, delivery_id=first or 0, now=NOW)
-        assert not store.mark_sent(connection, delivery_id=second or 0, now=NOW)
-        assert not store.mark_sent(connection, delivery_id=first or 0, now=NOW)  # not twice
+        assert store.mark_sent(connection, [(first or 0, NOW, 7), (second or 0, NOW, 8)]) == [
+            True,
+            False,
+        ]
+        assert store.mark_sent(connection, [(first or 0, NOW, 9)]) == [False]  # not twice
+        assert store.mark_sent(connection, []) == []
+    with Session(engine) as session:
+        assert store.original_message_id(session, chat_id=1, item_id=1) == 7  # its id is kept
     with Session(engine) as session:
         assert store.pending_count(session) == 0

@@ -6,6 +6,7 @@ its mark and tries again: nothing is sent twice)."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -47,8 +48,13 @@ async def test_concurrent_marks_share_one_commit(engine: Engine, deliveries: lis
     assert len(commits) == 1
     with Session(engine) as session:
         assert store.pending_count(session) == 0
-    assert await marks.mark(deliveries[0], NOW, 100) is False  # never marked twice
+    later = NOW + timedelta(seconds=1)
+    assert await marks.mark(deliveries[0], later, 100) is False  # never marked twice
     assert len(commits) == 2  # alone, a mark is its own commit
+    # The same mark again (its commit failed to answer, say) is already recorded: idempotent.
+    assert await marks.mark(deliveries[1], NOW, 101) is True
+    with Session(engine) as session:
+        assert store.original_message_id(session, chat_id=1, item_id=1) == 100
 
 
 async def test_a_refused_write_fails_every_waiting_mark(tmp_path: Path) -> None:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import func, or_, update
+from sqlalchemy import ColumnElement, func, or_, update
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import Select
 
 from bot.core.decide import FeedState, FeedStatus
 from bot.db.store.feeds import STATE_COLUMNS
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Feed
+
+_CLAIM_PAGES = 8  # pages of due messages read at most per claim (chats with many messages)
 
 
 def claim_feeds(
@@ -71,33 +74,57 @@ def release_leases(session: Session) -> None:
 def claim_chats(
     session: Session, *, now: datetime, owner: str, lease_until: datetime, limit: int
 ) -> list[int]:
-    """Lease chats that have a delivery due; a leased chat is served by one worker, in order."""
-    due = select(Delivery.chat_id).where(
-        Delivery.status == DeliveryStatus.PENDING, Delivery.next_attempt_at <= now
-    )
-    oldest = (
-        select(func.min(Delivery.id))
-        .where(col(Delivery.chat_id) == col(Chat.id), Delivery.status == DeliveryStatus.PENDING)
-        .scalar_subquery()
-    )
-    candidates = (
-        select(Chat.id)
-        .where(
-            col(Chat.id).in_(due),
-            col(Chat.paused).is_(False),
-            or_(col(Chat.lease_until).is_(None), col(Chat.lease_until) < now),
-        )
-        .order_by(oldest)
-        .limit(limit)
-        .with_for_update(skip_locked=True)
-    )
+    """Lease chats that have a delivery due, those waiting longest first; a leased chat is
+    served by one worker, in order.
+
+    Why a walk: ordering every candidate chat by its oldest message read the whole outbox at
+    each claim, so a fan-out to N chats cost N²/limit lookups (121 ms a claim at 50,000 chats).
+    Due messages are read in id order (`ix_delivery_queue`) until `limit` free chats are
+    found, a page at a time; the lease itself is the compare-and-set of the `UPDATE`.
+    """
+    found: list[int] = []
+    after = 0
+    for _ in range(_CLAIM_PAGES):
+        page = session.exec(claim_page(now=now, after=after, size=limit * 4)).all()
+        for delivery_id, chat_id in page:
+            after = delivery_id or 0
+            if chat_id not in found:
+                found.append(chat_id)
+        if len(found) >= limit or len(page) < limit * 4:
+            break
+    if not found:
+        return []
+    found = found[:limit]
     claimed = session.exec(
         update(Chat)
-        .where(col(Chat.id).in_(candidates.scalar_subquery()))
+        .where(col(Chat.id).in_(found), _free_chat(now))
         .values(lease_until=lease_until, lease_owner=owner)
         .returning(col(Chat.id))
     )
-    return [int(chat_id) for (chat_id,) in claimed.all()]
+    taken = {int(chat_id) for (chat_id,) in claimed.all()}
+    return [chat_id for chat_id in found if chat_id in taken]
+
+
+def claim_page(*, now: datetime, after: int, size: int) -> Select[int | None, int]:
+    """Due messages after `after`, in id order, of chats that are neither paused nor leased."""
+    return (
+        select(col(Delivery.id), Delivery.chat_id)
+        .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+        .where(
+            Delivery.status == DeliveryStatus.PENDING,
+            col(Delivery.id) > after,
+            Delivery.next_attempt_at <= now,
+            col(Chat.paused).is_(False),
+            _free_chat(now),
+        )
+        .order_by(col(Delivery.id))
+        .limit(size)
+        .with_for_update(skip_locked=True, of=Chat)
+    )
+
+
+def _free_chat(now: datetime) -> ColumnElement[bool]:
+    return or_(col(Chat.lease_until).is_(None), col(Chat.lease_until) < now)
 
 
 def release_chats(session: Session, *, chat_ids: list[int], owner: str) -> None:

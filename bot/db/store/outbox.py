@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import Connection, bindparam, func, insert, update
 from sqlmodel import Session, col, select
@@ -142,7 +142,9 @@ def next_due_delivery(session: Session) -> datetime | None:
     return session.exec(query).one()
 
 
-# Built once: marking a message sent is the statement a fan-out runs once per message.
+SentMark = tuple[int, datetime, int | None]  # delivery id, when, Telegram's message id
+
+# Built once: the statement a fan-out runs for every message, as one executemany per batch.
 MARK_SENT = (
     update(Delivery)
     .where(col(Delivery.id) == bindparam("delivery_id"))
@@ -153,14 +155,30 @@ MARK_SENT = (
 )
 
 
-def mark_sent(
-    connection: Connection, *, delivery_id: int, now: datetime, message_id: int | None = None
-) -> bool:
-    """Takes a Core connection, not a session: no ORM work on the per-message path. False when
-    the row was no longer pending (cancelled by /pause or /unsubscribe while in flight)."""
-    values = {"delivery_id": delivery_id, "sent_at": now, "message_id": message_id}
-    result = connection.execute(MARK_SENT, values)
-    return bool(result.rowcount)
+def mark_sent(connection: Connection, marks: Sequence[SentMark]) -> list[bool]:
+    """Mark messages Telegram accepted, in one executemany (a fan-out's marks come in batches,
+    `services/marks.py`). Takes a Core connection: no ORM work on the per-message path. For each
+    mark, False when its row was no longer pending (cancelled by /pause or /unsubscribe while in
+    flight); True for a mark already recorded exactly so (retried after a commit that did not
+    answer). Only when some row was not pending, rarely, are the rows read back to tell which."""
+    if not marks:
+        return []
+    rows = [{"delivery_id": d, "sent_at": when, "message_id": m} for d, when, m in marks]
+    if connection.execute(MARK_SENT, rows).rowcount == len(rows):
+        return [True] * len(rows)
+    found = connection.execute(
+        select(Delivery.id, Delivery.sent_at, Delivery.message_id).where(
+            col(Delivery.id).in_([d for d, _, _ in marks]),
+            Delivery.status == DeliveryStatus.SENT,
+        )
+    ).all()
+    written = {d: (_utc(when), message) for d, when, message in found}
+    return [written.get(d) == (_utc(when), m) for d, when, m in marks]
+
+
+def _utc(when: datetime | None) -> datetime | None:
+    """SQLite hands back naive UTC times, PostgreSQL aware ones."""
+    return when.astimezone(UTC).replace(tzinfo=None) if when and when.tzinfo else when
 
 
 def original_message_id(session: Session, *, chat_id: int, item_id: int) -> int | None:

@@ -78,6 +78,7 @@ class Fault:
     code: int
     description: str
     parameters: dict[str, Any] | None = None
+    body: bytes | None = None  # an answer that is not the Bot API's (a proxy's page, garbage)
 
 
 @dataclass
@@ -251,6 +252,7 @@ class FakeBotApi(ChannelDirectory):
         times: int = 1,
         retry_after: int | None = None,
         migrate_to: int | None = None,
+        body: bytes | None = None,
     ) -> None:
         parameters: dict[str, Any] = {}
         if retry_after is not None:
@@ -258,7 +260,9 @@ class FakeBotApi(ChannelDirectory):
         if migrate_to is not None:
             parameters["migrate_to_chat_id"] = migrate_to
         with self.lock:
-            self.faults.append(Fault(method, chat_id, times, code, description, parameters or None))
+            self.faults.append(
+                Fault(method, chat_id, times, code, description, parameters or None, body)
+            )
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -300,6 +304,8 @@ class FakeBotApi(ChannelDirectory):
             await asyncio.sleep(delay)
         if self.down:
             return _error(502, "Bad Gateway")
+        if fault is not None and fault.body is not None:
+            return web.Response(status=fault.code, body=fault.body, content_type="text/html")
         if fault is not None:
             return _error(fault.code, fault.description, fault.parameters)
         refused = self._refuse(method.lower(), params)

@@ -72,6 +72,9 @@ class Deliverer:
     ) -> None:
         self.engine = engine
         self.concurrency = concurrency
+        # Chats leased per claim: the next claim waits for the batch's last chat, so the batch
+        # is many times the chats in flight (a fan-out at 16 at a time would idle at 50).
+        self.batch = max(50, 8 * concurrency)
         self.lease = timedelta(seconds=lease_seconds)
         self.owner = owner
         self._lease_ends: dict[int, datetime] = {}
@@ -115,11 +118,11 @@ class Deliverer:
         )
 
     def _claim_chats(self) -> list[int]:
-        """Lease up to 50 chats with due messages; other workers skip them until released."""
+        """Lease a batch of chats with due messages; other workers skip them until released."""
         now = self.clock()
         with transaction(self.engine) as session:
             claimed = store.claim_chats(
-                session, now=now, owner=self.owner, lease_until=now + self.lease, limit=50
+                session, now=now, owner=self.owner, lease_until=now + self.lease, limit=self.batch
             )
         for chat_id in claimed:
             self._lease_ends[chat_id] = now + self.lease

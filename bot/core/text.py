@@ -31,10 +31,12 @@ _INVISIBLE = dict.fromkeys(
     [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x200E, 0x200F, 0xFEFF]
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-_SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+# Spaces of every width become one plain space. A translate and str.replace, not a regex: `re`
+# tries a match at every character, which was a third of html_to_text's time on a long post.
+_SPACES = str.maketrans(
+    dict.fromkeys([0x09, 0xA0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000], " ")
+)
 _BLANK_LINES = re.compile(r"\n\s*\n+")
-# Whitespace at either end of any line: what str.strip() takes off each line.
-_LINE_EDGES = re.compile(r"^[^\S\n]+|[^\S\n]+$", re.MULTILINE)
 # What html2text puts before headings, list items (its bullet is "*") and quotes.
 _MARKDOWN_LINE_PREFIX = re.compile(r"^[ \t]*(?:#{1,6}\s+|\*\s+|>\s*)", re.MULTILINE)
 # Latin sentences end at punctuation and a space; Chinese and Japanese ones at their full-width
@@ -93,8 +95,16 @@ def normalize_text(text: str) -> str:
     text = unicodedata.normalize("NFC", text).translate(_INVISIBLE)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]", " ", text)
-    text = _LINE_EDGES.sub("", _SPACES.sub(" ", text))  # on the whole text, not line by line
+    text = "\n".join(line.strip() for line in fold_spaces(text).split("\n"))
     return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+def fold_spaces(text: str) -> str:
+    """Every run of spaces, tabs and typographic spaces as one plain space (newlines stay)."""
+    text = text.translate(_SPACES)
+    while "  " in text:
+        text = text.replace("  ", " ")
+    return text
 
 
 # Typography a site's theme or editor swaps wholesale (straight ↔ curly quotes, hyphens ↔ dashes)

@@ -20,6 +20,7 @@ from bot.core.text import (
     sentence_diff,
     sentences,
     shorten,
+    typography,
 )
 
 words = st.text(alphabet=string.ascii_letters + "éü", min_size=1, max_size=10)
@@ -225,3 +226,9 @@ def test_same_words_ignores_spacing_punctuation_case_and_width() -> None:
 )
 def test_shorten_boundaries(text: str, limit: int, expected: str) -> None:
     assert shorten(text, limit) == expected
+
+
+def test_dashes_typed_as_two_hyphens_or_spaced_fold_to_one_hyphen() -> None:
+    assert typography("well--done") == typography("well-done") == "well-done"
+    assert typography("a -- b") == typography("a — b") == typography("a - b") == "a-b"
+    assert fingerprint("T", "It is -- as said -- done") == fingerprint("T", "It is—as said—done")

@@ -57,8 +57,11 @@ def weigh(old_title: str, new_title: str, old_text: str, new_text: str) -> Weigh
 def _words(text: str) -> list[str]:
     """Words folded for comparison; CJK characters are words of their own."""
     folded = unicodedata.normalize("NFKC", text).casefold()
+    words: list[str] = _WORD.findall(folded)
+    if not _CJK.search(folded):  # no word to split: skips a search per word of a long text
+        return words
     out: list[str] = []
-    for word in _WORD.findall(folded):
+    for word in words:
         out.extend(_CJK.findall(word) if _CJK.search(word) else [word])
     return out
 

@@ -3,9 +3,13 @@ reordering, a rewritten sentence or any changed number is substantive."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.core import weight
 from bot.core.weight import Weight, weigh
 
 TEXT = (
@@ -73,3 +77,18 @@ def test_the_boundaries_of_minor() -> None:
     assert edit(three) is SUBSTANTIVE  # three separate words
     assert weigh("T", "T", "Alpha beta.", "Alpha gamma.") is MINOR  # half the sentence stays
     assert weigh("T", "T", "Alpha beta gamma.", "Delta epsilon gamma.") is SUBSTANTIVE
+
+
+def _words_word_by_word(text: str) -> list[str]:
+    """Words as first written: each word searched for CJK characters."""
+    out: list[str] = []
+    for word in re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()):
+        cjk = re.findall(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]", word)
+        out.extend(cjk or [word])
+    return out
+
+
+@given(st.text(st.sampled_from("ab1 .,Ａ\u00e9\u0301中文かナ한\n_-")))
+def test_words_are_split_as_word_by_word(text: str) -> None:
+    """`_words` skips the per-word search when the text has no CJK; the words are the same."""
+    assert weight._words(text) == _words_word_by_word(text)

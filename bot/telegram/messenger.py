@@ -16,21 +16,14 @@ from datetime import timedelta
 from typing import Any
 
 from telegram.constants import ParseMode
-from telegram.error import (
-    BadRequest,
-    ChatMigrated,
-    Forbidden,
-    NetworkError,
-    RetryAfter,
-    TelegramError,
-)
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
 from bot.services.messenger import Answer, Outgoing, Reply
+from bot.telegram.budget import NO_RETRY  # the rate limiter leaves 429s to the delivery policy
 
-NO_RETRY = {"retries": 0}  # the rate limiter leaves 429s to the delivery policy
 _NO_PREVIEW = json.dumps({"is_disabled": True})
 _CARD = json.dumps({"is_disabled": False})
 
@@ -51,14 +44,12 @@ class TelegramMessenger:
         except BadRequest as exc:
             entities = "entit" in exc.message.lower()
             return Answer(Reply.ENTITIES if entities else Reply.REFUSED, error=exc.message)
-        except NetworkError as exc:  # includes TimedOut and 5xx answers
-            return Answer(Reply.UNREACHABLE, error=exc.message)
-        except TelegramError as exc:  # an answer that is not the Bot API's (garbage, a proxy)
+        except TelegramError as exc:  # timeouts, 5xx, and answers not the Bot API's (a proxy's)
             return Answer(Reply.UNREACHABLE, error=exc.message)
         message_id = sent.get("message_id") if isinstance(sent, dict) else None
-        if not isinstance(message_id, int):  # accepted, said Telegram, without a message
-            return Answer(Reply.ACCEPTED)
-        return Answer(Reply.ACCEPTED, message_id=message_id)
+        return Answer(
+            Reply.ACCEPTED, message_id=message_id if isinstance(message_id, int) else None
+        )
 
     async def _post(self, fields: dict[str, str]) -> object:
         """`sendMessage` through the bot's rate limiter, as `ExtBot` posts it."""
@@ -76,7 +67,7 @@ class TelegramMessenger:
             args=(),
             kwargs={},
             endpoint="sendMessage",
-            data=dict(fields),
+            data=fields,
             rate_limit_args=NO_RETRY,
         )
 

@@ -78,31 +78,30 @@ def claim_chats(
     served by one worker, in order.
 
     Why a walk: ordering every candidate chat by its oldest message read the whole outbox at
-    each claim, so a fan-out to N chats cost N²/limit lookups (121 ms a claim at 50,000 chats).
+    each claim, so a fan-out to N chats cost N²/limit lookups (105 ms a claim at 50,000 chats).
     Due messages are read in id order (`ix_delivery_queue`) until `limit` free chats are
     found, a page at a time; the lease itself is the compare-and-set of the `UPDATE`.
     """
-    found: list[int] = []
+    found: dict[int, None] = {}  # an ordered set: each chat once, in the order first met
     after = 0
     for _ in range(_CLAIM_PAGES):
         page = session.exec(claim_page(now=now, after=after, size=limit * 4)).all()
         for delivery_id, chat_id in page:
             after = delivery_id or 0
-            if chat_id not in found:
-                found.append(chat_id)
+            found.setdefault(chat_id)
         if len(found) >= limit or len(page) < limit * 4:
             break
-    if not found:
+    chosen = list(found)[:limit]
+    if not chosen:
         return []
-    found = found[:limit]
     claimed = session.exec(
         update(Chat)
-        .where(col(Chat.id).in_(found), _free_chat(now))
+        .where(col(Chat.id).in_(chosen), _free_chat(now))
         .values(lease_until=lease_until, lease_owner=owner)
         .returning(col(Chat.id))
     )
     taken = {int(chat_id) for (chat_id,) in claimed.all()}
-    return [chat_id for chat_id in found if chat_id in taken]
+    return [chat_id for chat_id in chosen if chat_id in taken]
 
 
 def claim_page(*, now: datetime, after: int, size: int) -> Select[int | None, int]:

@@ -10,6 +10,7 @@ changes; with several, the marks of a fan-out cost a fraction of a commit each.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import Engine
@@ -20,9 +21,17 @@ from bot.db.engine import writer
 Mark = store.SentMark  # delivery id, when, Telegram's message id
 
 
+WINDOW = 0.004  # seconds a write waits for marks still on their way, while sends are out
+
+
+def _none() -> int:
+    return 0
+
+
 class SentMarks:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, sending: Callable[[], int] = _none) -> None:
         self.engine = engine
+        self.sending = sending  # how many other messages are awaiting Telegram's answer
         self._waiting: list[tuple[Mark, asyncio.Future[bool]]] = []
         self._writing: asyncio.Task[None] | None = None
 
@@ -37,7 +46,10 @@ class SentMarks:
 
     async def _write_waiting(self) -> None:
         while self._waiting:
-            await asyncio.sleep(0)  # the other chats' accepted messages join this batch
+            # The other chats' accepted messages join this batch. While sends are out, the
+            # write waits a few ms for their answers (PostgreSQL's commit_delay): a fan-out
+            # paced at 930/s had 1.45 marks a write, each a commit and a thread hop.
+            await asyncio.sleep(WINDOW if self.sending() else 0)
             batch, self._waiting = self._waiting, []
             try:
                 pending = await asyncio.to_thread(self._write, [mark for mark, _ in batch])

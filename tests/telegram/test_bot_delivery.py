@@ -219,3 +219,30 @@ async def test_a_fanout_stays_under_the_rate_limit_without_429s(
     assert sorted({s.chat_id for s in bot_api.sent}) == list(range(1, chats + 1))
     assert bot_api.too_many == 0
     assert elapsed >= (chats - 50) / 50 * 0.9  # the limiter really paced the sends
+
+
+async def test_a_slow_chat_does_not_hold_up_the_next_batch(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    """Chats are claimed in batches (50 at 4 in flight); the next batch is claimed when half of
+    one is done, so one slow answer in a batch leaves the other slots sending (issue 30: waiting
+    for each batch's last chat cost a fan-out 7% of its rate)."""
+    chats, slow, held = 120, 10, 2.0
+    bot_api.chat_latency[slow] = held
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600, delivery_concurrency=4)
+    async with running_bot(settings) as bot:
+        url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+        await bot.services.catalog.add_feed(url, slug="lumen", trusted=True)
+        with transaction(bot.engine) as session:
+            feed = store.get_feed(session, slug="lumen")
+            assert feed is not None and feed.id is not None
+            for chat_id in range(1, chats + 1):
+                store.upsert_chat(session, chat_id=chat_id, type_="private", title="")
+                store.subscribe(session, chat_id=chat_id, feed_id=feed.id)
+        feeds.serve("/feed/", blog.rss((blog.LISBON, *blog.BEFORE_POSTS)))
+        await cycle(bot, bot_api)
+    sends = {c.params["chat_id"]: c.at for c in bot_api.calls_to("sendMessage")}
+    assert sorted(sends) == list(range(1, chats + 1))
+    answered = sends[slow] + held
+    later_batches = [c for c, at in sends.items() if c > 50 and at < answered]
+    assert len(later_batches) == chats - 50  # all sent while the first batch's chat was held

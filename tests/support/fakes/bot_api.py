@@ -105,6 +105,7 @@ class FakeBotApi(ChannelDirectory):
     lock: threading.Lock = field(default_factory=threading.Lock)
     latency: float = 0.0
     method_latency: dict[str, float] = field(default_factory=dict)  # e.g. a slow getChatMember
+    chat_latency: dict[int, float] = field(default_factory=dict)  # one chat's slow answers
     rate_limit: float | None = None  # sendMessage calls allowed per second, like Telegram's
     down: bool = False  # an outage: every method answers 502, as Telegram's front does
     too_many: int = 0
@@ -300,6 +301,7 @@ class FakeBotApi(ChannelDirectory):
             self.calls.append(Call(method, params, time.monotonic()))
             fault = self._take_fault(method, params)
         delay = self.latency + self.method_latency.get(method, 0.0)
+        delay += self.chat_latency.get(_int(params.get("chat_id")) or 0, 0.0)
         if delay:
             await asyncio.sleep(delay)
         if self.down:

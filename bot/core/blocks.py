@@ -8,6 +8,7 @@ top of a post matters, so reading stops after `MAX_BLOCKS` blocks or `MAX_CHARS`
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,6 +64,10 @@ def head_runs(runs: Sequence[Run], length: int) -> tuple[Run, ...]:
         out.append(Run(run.text[:left], run.href, run.bold, run.italic))
         left -= len(run.text)
     return tuple(out)
+
+
+class _Full(Exception):
+    """The reader has all it keeps (`max_blocks` or `max_chars`): stop parsing."""
 
 
 class _Reader(HTMLParser):
@@ -163,6 +168,8 @@ class _Reader(HTMLParser):
         href = next((h for h in reversed(self.href) if h), None)
         self.runs.append(Run(data, href, self.bold > 0, self.italic > 0))
         self.chars += len(data)
+        if self.full:
+            raise _Full
 
     def flush(self) -> None:
         """End the current block: whitespace folded across its runs, empty runs dropped."""
@@ -176,6 +183,8 @@ class _Reader(HTMLParser):
             elif self.quote and kind == "p":
                 kind = "quote"
             self.blocks.append(Block(kind, runs, self.number if kind == "li" else None))
+            if self.full:
+                raise _Full
         if runs or self.kind != "li":
             self.kind, self.number = "p", None
         self.runs = []
@@ -209,9 +218,12 @@ def read_blocks(html: str, max_blocks: int = MAX_BLOCKS, max_chars: int = MAX_CH
     try:
         reader.feed(html)
         reader.close()
+    except _Full:  # nothing more would be kept: the rest of a long post is not parsed
+        return reader.blocks
     except (AssertionError, ValueError):  # html.parser on hostile input
         pass
-    reader.flush()
+    with contextlib.suppress(_Full):
+        reader.flush()
     return reader.blocks
 
 

@@ -62,6 +62,7 @@ _EXCERPT_MARK = re.compile(
     re.IGNORECASE,
 )
 MAX_FOOTER_CHARS = 200
+LONGEST_MARK = 64  # characters; no cut mark is longer (pinned by a test)
 MIN_EXCERPT_LETTERS = 20
 _NOT_A_WORD = re.compile(r"[\W_]+")
 
@@ -164,9 +165,11 @@ def _look(previous: StoredItem, item: ParsedItem) -> _Look:
     old_text = rehosted(previous.text, previous.link, item.link)
     old = sentences(_neutral(old_text, previous.title, previous.link))
     new = sentences(_neutral(item.text, item.title, item.link))
-    old_set, new_set = {typography(s) for s in old}, {typography(s) for s in new}
-    added = list(dict.fromkeys(s for s in new if typography(s) not in old_set))
-    removed = list(dict.fromkeys(s for s in old if typography(s) not in new_set))
+    old_folded = {s: typography(s) for s in old}  # folded once: a long post has hundreds
+    new_folded = {s: typography(s) for s in new}
+    old_set, new_set = set(old_folded.values()), set(new_folded.values())
+    added = [s for s, folded in new_folded.items() if folded not in old_set]
+    removed = [s for s, folded in old_folded.items() if folded not in new_set]
     look = _Look(previous, item, old, new, added, removed)
     for old_sentence in list(look.removed):  # pair sentences that differ only in numbers
         mask = _NUMBER.sub("#", old_sentence)
@@ -333,8 +336,7 @@ def _is_teaser(look: _Look) -> bool:
     if not look.direction:
         return False
     short = look.item.text if look.direction < 0 else look.previous.text
-    marks = list(_EXCERPT_MARK.finditer(short))
-    return bool(marks) and len(short) - marks[-1].end() <= MAX_FOOTER_CHARS
+    return cut_mark(short) is not None
 
 
 def excerpt_direction(old: str, new: str) -> int:
@@ -350,9 +352,9 @@ def excerpt_direction(old: str, new: str) -> int:
 def is_excerpt(short: str, full: str) -> bool:
     """`short`, up to where it was cut ("[…]", "Read more"; a short footer may follow), is the
     beginning of the longer `full`, letter for letter."""
-    marks = list(_EXCERPT_MARK.finditer(short))
-    if marks and len(short) - marks[-1].end() <= MAX_FOOTER_CHARS:
-        short = short[: marks[-1].start()]
+    mark = cut_mark(short)
+    if mark is not None:
+        short = short[: mark.start()]
     if len(short) >= len(full):  # an excerpt is shorter (cheap to check on long texts)
         return False
     head = _letters(short)
@@ -360,6 +362,19 @@ def is_excerpt(short: str, full: str) -> bool:
     if len(whole) <= len(head):
         whole = _letters(full)
     return MIN_EXCERPT_LETTERS <= len(head) < len(whole) and whole.startswith(head)
+
+
+def cut_mark(text: str) -> re.Match[str] | None:
+    """The text's last cut mark, when at most a short footer follows it.
+
+    Such a mark lies in the last `MAX_FOOTER_CHARS + LONGEST_MARK` characters, so the whole
+    text is scanned only when that tail holds a mark: the scan of a 26 KB post took 1.1 ms, three
+    times per edit (the search from `tail` sees the characters before it, as a scan would)."""
+    tail = max(0, len(text) - MAX_FOOTER_CHARS - LONGEST_MARK)
+    if _EXCERPT_MARK.search(text, tail) is None:
+        return None
+    marks = list(_EXCERPT_MARK.finditer(text))
+    return marks[-1] if len(text) - marks[-1].end() <= MAX_FOOTER_CHARS else None
 
 
 def _letters(text: str) -> str:

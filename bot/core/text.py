@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Sequence
 
 import html2text
 
@@ -153,12 +154,16 @@ def sentences(text: str) -> list[str]:
 
 def sentence_diff(old: str, new: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Sentences added in `new` and removed from `old`, each in reading order."""
-    old_sentences = sentences(old)
-    new_sentences = sentences(new)
-    old_set = set(old_sentences)
-    new_set = set(new_sentences)
-    added = tuple(dict.fromkeys(s for s in new_sentences if s not in old_set))
-    removed = tuple(dict.fromkeys(s for s in old_sentences if s not in new_set))
+    return diff_sentences(sentences(old), sentences(new))
+
+
+def diff_sentences(
+    old: Sequence[str], new: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`sentence_diff` of texts already split (splitting a long post twice was most of it)."""
+    old_set, new_set = set(old), set(new)
+    added = tuple(dict.fromkeys(s for s in new if s not in old_set))
+    removed = tuple(dict.fromkeys(s for s in old if s not in new_set))
     return added, removed
 
 

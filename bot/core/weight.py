@@ -15,7 +15,7 @@ import re
 import unicodedata
 from enum import StrEnum
 
-from bot.core.text import sentence_diff, sentences
+from bot.core.text import diff_sentences, sentences
 
 MINOR_WORDS = 2  # words replaced (a typo fix, a better word)
 SAME_SENTENCE = 0.5  # word similarity above which a changed sentence is the same one, fixed
@@ -38,7 +38,7 @@ def weigh(old_title: str, new_title: str, old_text: str, new_text: str) -> Weigh
     old_sentences, new_sentences = sentences(old_text), sentences(new_text)
     if old_sentences != new_sentences and sorted(old_sentences) == sorted(new_sentences):
         return Weight.SUBSTANTIVE  # the same sentences in another order: restructured
-    added, removed = sentence_diff(old_text, new_text)
+    added, removed = diff_sentences(old_sentences, new_sentences)
     if len(added) != len(removed):
         return Weight.SUBSTANTIVE  # a sentence added or removed
     for before, after in zip(removed, added, strict=True):

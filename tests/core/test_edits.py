@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.core.edits import (
+    _EXCERPT_MARK,
+    LONGEST_MARK,
+    MAX_FOOTER_CHARS,
     MAX_PLACES,
     Absorbed,
     Verdict,
+    cut_mark,
     excerpt_direction,
     is_excerpt,
     judge,
@@ -323,3 +330,33 @@ def test_an_excerpt_is_strictly_shorter_than_the_text() -> None:
 def test_a_text_whose_beginning_is_mostly_punctuation_is_read_to_its_end() -> None:
     assert is_excerpt("a" * 20, "a" * 20 + " " * 84 + "bbbb")
     assert not is_excerpt("a" * 20, "a" * 20 + " " * 84 + "    ")
+
+
+def _scanned(text: str) -> tuple[int, int] | None:
+    """What `cut_mark` stands for: every mark of the whole text, the last one if it counts."""
+    marks = list(_EXCERPT_MARK.finditer(text))
+    if marks and len(text) - marks[-1].end() <= MAX_FOOTER_CHARS:
+        return marks[-1].span()
+    return None
+
+
+_PIECES = st.sampled_from(
+    ["Read more", "read  more", "…", "...", "[…]", "&hellip;", " ", "x", "é", "全", ".", "\n",
+     "subscribe to keep reading", "this post is for paid members", "to read the full story"]
+)  # fmt: skip
+
+
+@given(st.lists(_PIECES, max_size=40), st.integers(0, 400))
+def test_the_cut_mark_is_the_one_a_whole_scan_finds(pieces: list[str], padding: int) -> None:
+    """Only the tail is scanned first; the answer is a whole scan's, marks anywhere included."""
+    text = "word " * padding + "".join(pieces)
+    found = cut_mark(text)
+    assert (found.span() if found else None) == _scanned(text)
+
+
+def test_no_cut_mark_is_longer_than_the_tail_allows() -> None:
+    longest = re._parser.parse(_EXCERPT_MARK.pattern, _EXCERPT_MARK.flags).getwidth()[1]  # type: ignore[attr-defined]
+    assert longest < LONGEST_MARK
+    text = "Read more about it. " * 2000 + "This article is for paid subscribers."
+    found = cut_mark(text)  # the longest mark, at the end of a long text
+    assert found is not None and found.group() == "This article is for paid subscribers"

@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import Connection, bindparam, func, insert, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.article import Article as ArticleValue
 from bot.core.model import MessageKind
 from bot.db.store.articles import articles_of
-from bot.db.store.statements import run, table
+from bot.db.store.statements import columns, run, table
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Item, Subscription
 
 
@@ -102,29 +103,27 @@ class Queued:
     attempts: int
 
 
+_PENDING_OF_CHATS = (
+    sa_select(
+        *columns(
+            Delivery,
+            "id chat_id item_id kind text preview silent image_url thread_id next_attempt_at "
+            "attempts",
+        )
+    )
+    .where(
+        table(Delivery).c.chat_id.in_(bindparam("b_chats", expanding=True)),
+        table(Delivery).c.status == DeliveryStatus.PENDING,
+    )
+    .order_by(table(Delivery).c.id)
+)  # Core, the columns `Queued` holds: loading ORM rows held the event loop 7-12 ms a claim
+
+
 def pending_by_chat(session: Session, *, chat_ids: list[int]) -> dict[int, list[Queued]]:
     """Pending deliveries of these chats, each chat's oldest first."""
-    rows = session.exec(
-        select(Delivery)
-        .where(col(Delivery.chat_id).in_(chat_ids), Delivery.status == DeliveryStatus.PENDING)
-        .order_by(col(Delivery.id))
-    ).all()
     queues: dict[int, list[Queued]] = {}
-    for d in rows:
-        queued = Queued(
-            d.id or 0,
-            d.chat_id,
-            d.item_id,
-            d.kind,
-            d.text,
-            d.preview,
-            d.silent,
-            d.image_url,
-            d.thread_id,
-            d.next_attempt_at,
-            d.attempts,
-        )
-        queues.setdefault(d.chat_id, []).append(queued)
+    for row in run(session, _PENDING_OF_CHATS, {"b_chats": chat_ids}):
+        queues.setdefault(row.chat_id, []).append(Queued(**row._mapping))
     return queues
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.blocks import read_blocks
+from bot.core.blocks import Block, read_blocks
 
 _PIECES = st.sampled_from(
     ["<p>", "</p>", "<li>", "</li>", "<ul>", "</ul>", "<ol start=\"3\">", "</ol>", "<h2>",
@@ -17,6 +17,10 @@ _HTML = st.lists(_PIECES, max_size=80).map("".join)
 UNLIMITED = 10**6
 
 
+def _text(block: Block) -> str:
+    return "".join(run.text for run in block.runs)
+
+
 @given(_HTML, st.integers(1, 12))
 def test_a_block_limit_keeps_the_first_blocks_of_the_whole_read(html: str, most: int) -> None:
     assert read_blocks(html, most, UNLIMITED) == read_blocks(html, UNLIMITED, UNLIMITED)[:most]
@@ -26,7 +30,10 @@ def test_a_block_limit_keeps_the_first_blocks_of_the_whole_read(html: str, most:
 def test_a_character_limit_keeps_whole_blocks_from_the_beginning(html: str, chars: int) -> None:
     whole = read_blocks(html, UNLIMITED, UNLIMITED)
     kept = read_blocks(html, UNLIMITED, chars)
-    assert kept == whole[: len(kept)]
+    assert kept[:-1] == whole[: max(len(kept) - 1, 0)]
+    if kept:  # html.parser may hand over a last text in pieces: the limit can fall inside it
+        last, same = kept[-1], whole[len(kept) - 1]
+        assert _text(same).startswith(_text(last)) and last.kind == same.kind
     shown = sum(len(run.text) for block in kept for run in block.runs)
     assert shown <= chars or len(kept) == len(whole)
 

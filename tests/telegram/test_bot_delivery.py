@@ -195,6 +195,19 @@ async def test_html_refused_by_telegram_is_resent_as_plain_text(
     assert titles(bot_api, ALL) == [blog.CORVID.title, blog.LISBON.title]
 
 
+async def many_chats_get_a_post(bot: RunningBot, feeds: FeedServer, chats: int) -> None:
+    """Private chats 1..`chats` subscribed to the lumen feed, which then publishes one post."""
+    url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
+    await bot.services.catalog.add_feed(url, slug="lumen", trusted=True)
+    with transaction(bot.engine) as session:
+        feed = store.get_feed(session, slug="lumen")
+        assert feed is not None and feed.id is not None
+        for chat_id in range(1, chats + 1):
+            store.upsert_chat(session, chat_id=chat_id, type_="private", title="")
+            store.subscribe(session, chat_id=chat_id, feed_id=feed.id)
+    feeds.serve("/feed/", blog.rss((blog.LISBON, *blog.BEFORE_POSTS)))
+
+
 async def test_a_fanout_stays_under_the_rate_limit_without_429s(
     db_url: str, bot_api: FakeBotApi, feeds: FeedServer
 ) -> None:
@@ -204,15 +217,7 @@ async def test_a_fanout_stays_under_the_rate_limit_without_429s(
         db_url, bot_api, poll_interval_seconds=3600, telegram_rate_per_second=50
     )
     async with running_bot(settings) as bot:
-        url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
-        await bot.services.catalog.add_feed(url, slug="lumen", trusted=True)
-        with transaction(bot.engine) as session:
-            feed = store.get_feed(session, slug="lumen")
-            assert feed is not None and feed.id is not None
-            for chat_id in range(1, chats + 1):
-                store.upsert_chat(session, chat_id=chat_id, type_="private", title="")
-                store.subscribe(session, chat_id=chat_id, feed_id=feed.id)
-        feeds.serve("/feed/", blog.rss((blog.LISBON, *blog.BEFORE_POSTS)))
+        await many_chats_get_a_post(bot, feeds, chats)
         started = time.monotonic()
         await cycle(bot, bot_api)
         elapsed = time.monotonic() - started
@@ -231,15 +236,7 @@ async def test_a_slow_chat_does_not_hold_up_the_next_batch(
     bot_api.chat_latency[slow] = held
     settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600, delivery_concurrency=4)
     async with running_bot(settings) as bot:
-        url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
-        await bot.services.catalog.add_feed(url, slug="lumen", trusted=True)
-        with transaction(bot.engine) as session:
-            feed = store.get_feed(session, slug="lumen")
-            assert feed is not None and feed.id is not None
-            for chat_id in range(1, chats + 1):
-                store.upsert_chat(session, chat_id=chat_id, type_="private", title="")
-                store.subscribe(session, chat_id=chat_id, feed_id=feed.id)
-        feeds.serve("/feed/", blog.rss((blog.LISBON, *blog.BEFORE_POSTS)))
+        await many_chats_get_a_post(bot, feeds, chats)
         await cycle(bot, bot_api)
     sends = {c.params["chat_id"]: c.at for c in bot_api.calls_to("sendMessage")}
     assert sorted(sends) == list(range(1, chats + 1))

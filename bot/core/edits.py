@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -32,7 +31,14 @@ from enum import StrEnum
 from urllib.parse import urlsplit
 
 from bot.core.model import ParsedItem, StoredItem, TextDiff
-from bot.core.text import FINGERPRINT_VERSION, same_words, sentences, typography
+from bot.core.text import (
+    FINGERPRINT_VERSION,
+    letters,
+    same_words,
+    sentences,
+    typography,
+    typography_of,
+)
 from bot.core.weight import Weight, weigh
 
 # The share of a poll's known items that must change the same way for it to be the site's doing.
@@ -165,8 +171,8 @@ def _look(previous: StoredItem, item: ParsedItem) -> _Look:
     old_text = rehosted(previous.text, previous.link, item.link)
     old = sentences(_neutral(old_text, previous.title, previous.link))
     new = sentences(_neutral(item.text, item.title, item.link))
-    old_folded = {s: typography(s) for s in old}  # folded once: a long post has hundreds
-    new_folded = {s: typography(s) for s in new}
+    old_folded = dict(zip(old, typography_of(old), strict=True))  # folded once for all
+    new_folded = dict(zip(new, typography_of(new), strict=True))
     old_set, new_set = set(old_folded.values()), set(new_folded.values())
     added = [s for s, folded in new_folded.items() if folded not in old_set]
     removed = [s for s, folded in old_folded.items() if folded not in new_set]
@@ -357,10 +363,10 @@ def is_excerpt(short: str, full: str) -> bool:
         short = short[: mark.start()]
     if len(short) >= len(full):  # an excerpt is shorter (cheap to check on long texts)
         return False
-    head = _letters(short)
-    whole = _letters(full[: 2 * len(short) + 64])  # enough of the beginning, usually
+    head = letters(short)
+    whole = letters(full[: 2 * len(short) + 64])  # enough of the beginning, usually
     if len(whole) <= len(head):
-        whole = _letters(full)
+        whole = letters(full)
     return MIN_EXCERPT_LETTERS <= len(head) < len(whole) and whole.startswith(head)
 
 
@@ -375,7 +381,3 @@ def cut_mark(text: str) -> re.Match[str] | None:
         return None
     marks = list(_EXCERPT_MARK.finditer(text))
     return marks[-1] if len(text) - marks[-1].end() <= MAX_FOOTER_CHARS else None
-
-
-def _letters(text: str) -> str:
-    return _NOT_A_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())

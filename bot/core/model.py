@@ -95,6 +95,7 @@ class StoredItem:
     full: bool | None = None  # None: stored before Feedwatch told excerpts from full text
     excerpt_hash: str | None = None
     volatile: tuple[str, ...] = ()  # places where its numbers changed before (counters)
+    categories: tuple[str, ...] = ()  # as stored: an edit takes them out of the feed's counts
 
 
 class ChangeKind(StrEnum):

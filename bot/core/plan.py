@@ -78,6 +78,9 @@ class ItemWrite:
     item: ParsedItem
     identity: Identity
     volatile: tuple[str, ...] | None = None  # counter places to remember, when they changed
+    # The row's categories before this write (an edit or rewrite): the feed's counts swap
+    # them for the item's, with no query of their own.
+    was: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,9 +219,9 @@ def _write(
     if old is None:
         return ItemWrite(WriteKind.INSERT, item, ident, volatile)
     if item.key in changed:
-        return ItemWrite(WriteKind.EDIT, item, ident, volatile)
+        return ItemWrite(WriteKind.EDIT, item, ident, volatile, old.categories)
     if item.key in detection.absorbed or item.key in moved or old.identity != ident:
-        return ItemWrite(WriteKind.REWRITE, item, ident, volatile)
+        return ItemWrite(WriteKind.REWRITE, item, ident, volatile, old.categories)
     if old.content_hash != item.content_hash:
         return ItemWrite(WriteKind.MARKUP, item, ident)
     return ItemWrite(WriteKind.SEEN, item, ident)

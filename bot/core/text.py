@@ -11,6 +11,7 @@ upgrade re-baselines them silently instead of announcing every post as edited.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -125,6 +126,18 @@ def typography(text: str) -> str:
     return text.translate(_TYPOGRAPHY).replace("--", "-").replace(" - ", "-")
 
 
+def typography_of(parts: Sequence[str]) -> list[str]:
+    """`typography` of each part, folded in one pass over them joined (a post's hundreds of
+    sentences took a call each). The unit separator cannot meet a replaced pair, and visible
+    text holds none (`normalize_text` drops control characters)."""
+    if any(_SEPARATOR in part for part in parts):
+        return [typography(part) for part in parts]
+    return typography(_SEPARATOR.join(parts)).split(_SEPARATOR) if parts else []
+
+
+_SEPARATOR = "\x1f"
+
+
 def fingerprint(title: str, text: str) -> str:
     """A stable hash of what a reader sees; whitespace and typography do not count."""
     canonical = " ".join(typography(title).split()) + "\x1f" + " ".join(typography(text).split())
@@ -135,21 +148,38 @@ def same_words(old: str, new: str) -> bool:
     """The same letters and digits in the same order, whatever the spacing, punctuation, case or
     width: how texts rendered by two fingerprint versions are compared (the old renderer glued
     table cells, so even word boundaries may differ)."""
-    return _words(old) == _words(new)
+    return letters(old) == letters(new)
 
 
-def _words(text: str) -> str:
+# ASCII that is not a letter or a digit: what `[\W_]` matches below 128.
+_ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
+
+
+def letters(text: str) -> str:
+    """The text's letters and digits only, width and case folded (NFKC, casefold).
+
+    ASCII text takes a byte-level path: the regex tried a match at every character, 2 ms on a
+    26 KB post, and an edit's excerpt check reads two whole texts (20 times faster this way)."""
+    if text.isascii():  # NFKC leaves ASCII as it is, and casefold is lower
+        return text.lower().encode("ascii").translate(None, _ASCII_NOT_ALNUM).decode("ascii")
     return _NOT_A_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
 def sentences(text: str) -> list[str]:
     """Split visible text into sentences (and paragraph or list-item lines)."""
+    return list(_split(text))
+
+
+@functools.lru_cache(maxsize=32)
+def _split(text: str) -> tuple[str, ...]:
+    """Cached: an edit's texts are split by its look and again by its weighing (a third of
+    detecting an edit to a long post)."""
     parts, start = [], 0
     for end in _SENTENCE_END.finditer(text):
         parts.append(text[start : end.end()].strip())
         start = end.end()
     parts.append(text[start:].strip())
-    return [part for part in parts if part]
+    return tuple(part for part in parts if part)
 
 
 def sentence_diff(old: str, new: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

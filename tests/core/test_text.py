@@ -15,12 +15,14 @@ from bot.core.text import (
     fingerprint,
     fold_spaces,
     html_to_text,
+    letters,
     normalize_text,
     same_words,
     sentence_diff,
     sentences,
     shorten,
     typography,
+    typography_of,
 )
 
 words = st.text(alphabet=string.ascii_letters + "éü", min_size=1, max_size=10)
@@ -232,3 +234,37 @@ def test_dashes_typed_as_two_hyphens_or_spaced_fold_to_one_hyphen() -> None:
     assert typography("well--done") == typography("well-done") == "well-done"
     assert typography("a -- b") == typography("a — b") == typography("a - b") == "a-b"
     assert fingerprint("T", "It is -- as said -- done") == fingerprint("T", "It is—as said—done")
+
+
+def _letters_by_regex(value: str) -> str:
+    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", value).casefold())
+
+
+@given(st.text())
+def test_letters_are_the_regex_fold_on_any_text(value: str) -> None:
+    assert letters(value) == _letters_by_regex(value)
+
+
+@given(st.text(st.characters(max_codepoint=127)))
+def test_letters_of_ascii_take_the_byte_path_and_agree(value: str) -> None:
+    assert letters(value) == _letters_by_regex(value)
+
+
+def test_letters_of_every_ascii_character() -> None:
+    every = "".join(map(chr, range(128)))
+    assert letters(every) == _letters_by_regex(every) == string.digits + string.ascii_lowercase * 2
+
+
+_TYPOGRAPHY_PIECES = st.sampled_from(["a", " ", "-", "--", " - ", "’", "—", "…", "\x1f", "b."])
+
+
+@given(st.lists(st.lists(_TYPOGRAPHY_PIECES, max_size=6).map("".join), max_size=12))
+def test_typography_of_parts_is_each_part_folded(parts: list[str]) -> None:
+    assert typography_of(parts) == [typography(part) for part in parts]
+
+
+def test_sentences_hand_out_a_list_of_their_own() -> None:
+    """The split is cached: a caller changing its list must not change the next caller's."""
+    first = sentences("One. Two.")
+    first.append("Three.")
+    assert sentences("One. Two.") == ["One.", "Two."]

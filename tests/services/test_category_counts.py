@@ -68,6 +68,20 @@ async def test_counts_follow_new_edited_and_pruned_items(
     assert counts(engine, 1) == scanned(engine, 1) == []
 
 
+async def test_counts_follow_a_silent_rewrite_that_changes_categories(
+    poller: Poller, engine: Engine, feeds: FeedServer
+) -> None:
+    """A post moved to a new address and recategorised is rewritten, not announced; its row
+    takes the new categories, and the counts follow (they kept the old ones before)."""
+    url = feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
+    await Catalog(poller).add_feed(url, slug="lumen", trusted=True)
+    moved = replace(blog.AFTER_POSTS[0], slug="moved-here", categories=("Relocated",))
+    feeds.serve("/feed/", blog.rss((moved, *blog.AFTER_POSTS[1:])))
+    assert (await poller.poll_feed(1)).changes == ()
+    assert ("Relocated", 1) in counts(engine, 1)
+    assert counts(engine, 1) == scanned(engine, 1)
+
+
 @pytest.fixture
 def statements(engine: Engine) -> Iterator[list[str]]:
     seen: list[str] = []

@@ -23,7 +23,7 @@ _ITEM = table(Item)
 _STORED = columns(
     Item,
     "key title text fingerprint content_hash fingerprint_version link published_at canon_key"
-    " canon_link canon_title full excerpt_hash volatile",
+    " canon_link canon_title full excerpt_hash volatile categories",
 )
 
 # The statements every changed feed's poll runs, built once (see statements.py).
@@ -45,11 +45,14 @@ _TOUCH_ITEMS = (
 )
 _INSERT_ITEMS = insert(_ITEM)
 _ITEM_IDS = sa_select(_ITEM.c.key, _ITEM.c.id).where(_OF_FEED, _ITEM.c.key.in_(_KEYS))
-_CATEGORIES_OF = sa_select(_ITEM.c.categories).where(_OF_FEED, _ITEM.c.key.in_(_KEYS))
 _GONE_CATEGORIES = sa_select(_ITEM.c.categories).where(
     _OF_FEED, _ITEM.c.last_seen_at < bindparam("b_since")
 )
-_COUNT_ITEMS = sa_select(func.count()).select_from(_ITEM).where(_OF_FEED)
+# A feed's stored items, and how many of them are absent since `b_since`: one read of its rows
+# tells whether a prune has anything to do (it rarely has).
+_COUNT_ITEMS = sa_select(
+    func.count(), func.count().filter(_ITEM.c.last_seen_at < bindparam("b_since"))
+).where(_OF_FEED)
 # Past the newest `keep` (latest seen, then latest first seen), those absent from this poll.
 _NEWEST = (
     sa_select(_ITEM.c.id)
@@ -75,13 +78,13 @@ _INSERT_CATEGORIES = insert(_CATEGORY)
 
 
 def _stored(row: Sequence[Any]) -> StoredItem:
-    key, title, text, fp, content_hash, version, link, published, ck, cl, ct, full, ex, vol = row
+    key, title, text, fp, hashed, version, link, published, ck, cl, ct, full, ex, vol, cats = row
     return StoredItem(
         key,
         title,
         text,
         fp,
-        content_hash,
+        hashed,
         version,
         link=link,
         published=published,
@@ -89,6 +92,7 @@ def _stored(row: Sequence[Any]) -> StoredItem:
         full=full,
         excerpt_hash=ex,
         volatile=tuple(vol or ()),
+        categories=tuple(cats or ()),
     )
 
 
@@ -153,9 +157,6 @@ def write_items(
     seen: list[str] = []
     tally: Counter[str] = Counter()
     spelling: dict[str, str] = {}
-    edited = [w.item.key for w in writes if w.kind is WriteKind.EDIT]
-    if edited:  # an edit may change an item's categories: take its old ones out of the count
-        _tally(tally, spelling, _categories_of(session, feed_id, edited), -1)
     for write in writes:
         item, where = write.item, {"b_feed": feed_id, "b_key": write.item.key}
         if write.kind is WriteKind.SEEN:
@@ -174,12 +175,12 @@ def write_items(
             if write.kind is WriteKind.INSERT:
                 fresh.append({"feed_id": feed_id, "key": item.key, "first_seen_at": now, **values})
                 _tally(tally, spelling, [item.categories], +1)
-            elif write.kind is WriteKind.EDIT:
+            else:  # an edit, or a rewrite: the row takes the new text and identity silently
+                if write.kind is WriteKind.REWRITE:
+                    values.pop("last_changed_at")
                 run(session, _UPDATE_ITEM, {**values, **where})
+                _tally(tally, spelling, [write.was], -1)  # its categories may have changed
                 _tally(tally, spelling, [item.categories], +1)
-            else:  # REWRITE: the row takes the new text and identity silently
-                values.pop("last_changed_at")
-                run(session, _UPDATE_ITEM, {**values, **where})
     for start in range(0, len(seen), 500):
         chunk = seen[start : start + 500]
         run(session, _TOUCH_ITEMS, {"b_feed": feed_id, "b_keys": chunk, "b_now": now})
@@ -234,10 +235,11 @@ def prune_items(
     """Forget items absent from the feed for a long time, and past the newest `keep` ones
     the oldest absent from this poll's document (`seen_at`): one feed can store only so much,
     however its items churn. Their deliveries and category counts go with them."""
-    old_ids = select(Item.id).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)
-    gone = run(session, _GONE_CATEGORIES, {"b_feed": feed_id, "b_since": unseen_since}).all()
+    stored, absent = run(session, _COUNT_ITEMS, {"b_feed": feed_id, "b_since": unseen_since}).one()
     forgotten = 0
-    if gone:
+    if absent:
+        old_ids = select(Item.id).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)
+        gone = run(session, _GONE_CATEGORIES, {"b_feed": feed_id, "b_since": unseen_since}).all()
         tally: Counter[str] = Counter()
         spelling: dict[str, str] = {}
         _tally(tally, spelling, [categories for (categories,) in gone], -1)
@@ -247,10 +249,7 @@ def prune_items(
             delete(Item).where(col(Item.feed_id) == feed_id, col(Item.last_seen_at) < unseen_since)
         )
         forgotten = int(result.rowcount or 0)
-    if keep is None or seen_at is None:
-        return forgotten
-    (stored,) = run(session, _COUNT_ITEMS, {"b_feed": feed_id}).one()
-    if stored <= keep:  # the usual case: one indexed count
+    if keep is None or seen_at is None or stored - forgotten <= keep:  # the usual case
         return forgotten
     params = {"b_feed": feed_id, "b_keep": keep, "b_seen": seen_at}
     surplus: list[Any] = list(run(session, _SURPLUS, params).all())
@@ -275,11 +274,6 @@ def category_counts(session: Session, *, feed_id: int) -> list[tuple[str, int]]:
         )
     ).all()
     return sorted(((shown, count) for shown, count in rows), key=lambda p: (-p[1], p[0]))
-
-
-def _categories_of(session: Session, feed_id: int, keys: list[str]) -> list[list[str]]:
-    rows = run(session, _CATEGORIES_OF, {"b_feed": feed_id, "b_keys": keys})
-    return [list(categories or ()) for (categories,) in rows]
 
 
 def _tally(

@@ -235,8 +235,8 @@ def prune_items(
     """Forget items absent from the feed for a long time, and past the newest `keep` ones
     the oldest absent from this poll's document (`seen_at`): one feed can store only so much,
     however its items churn. Their deliveries and category counts go with them."""
-    row = run(session, _COUNT_ITEMS, {"b_feed": feed_id, "b_since": unseen_since}).one()
-    stored, absent = int(row[0]), int(row[1])
+    counted = tuple(run(session, _COUNT_ITEMS, {"b_feed": feed_id, "b_since": unseen_since}).one())
+    stored, absent = int(counted[0]), int(counted[1])
     forgotten = 0
     if absent:
         old_ids = select(Item.id).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)

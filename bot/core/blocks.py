@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from bot.core.text import fold_spaces_like_re
+
 MAX_BLOCKS = 60
 MAX_CHARS = 40_000
 _BROKEN_TAIL = re.compile(r"<[^<>]*$")
@@ -189,26 +191,11 @@ class _Reader(HTMLParser):
         self.runs = []
 
 
-def fold_space(text: str) -> str:
-    """Every run of whitespace as one space, as `re.sub(r"\\s+", " ", text)` would give, at a
-    fifth of its cost: `str.split` and `\\s` know the same whitespace, and the regex tried a
-    match at every character (a quarter of reading a post's blocks)."""
-    words = text.split()
-    if not words:
-        return " " if text else ""
-    folded = " ".join(words)
-    if text[0].isspace():
-        folded = " " + folded
-    if text[-1].isspace():
-        folded += " "
-    return folded
-
-
 def _folded(runs: list[Run]) -> tuple[Run, ...]:
     out: list[Run] = []
     last_space = True  # no space at the start of a block
     for run in runs:
-        text = fold_space(run.text)
+        text = fold_spaces_like_re(run.text)
         if last_space:
             text = text.lstrip(" ")
         if not text:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import re
-import sys
-
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.blocks import Block, fold_space, read_blocks
+from bot.core.blocks import Block, read_blocks
 
 _PIECES = st.sampled_from(
     ["<p>", "</p>", "<li>", "</li>", "<ul>", "</ul>", "<ol start=\"3\">", "</ol>", "<h2>",
@@ -45,21 +42,3 @@ def test_a_long_post_gives_its_first_blocks() -> None:
     html = "".join(f"<p>Paragraph {n}.</p>" for n in range(500))
     blocks = read_blocks(html, 60)
     assert len(blocks) == 60 and blocks[-1].runs[0].text == "Paragraph 59."
-
-
-_SPACES = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
-
-
-def test_str_split_and_the_regex_know_the_same_whitespace() -> None:
-    """`fold_space` relies on it: every code point, both ways."""
-    assert re.findall(r"\s", "".join(map(chr, range(sys.maxunicode + 1)))) == list(_SPACES)
-
-
-@given(st.text(st.sampled_from(["a", "b", ".", *_SPACES])))
-def test_fold_space_is_the_regex_fold(text: str) -> None:
-    assert fold_space(text) == re.sub(r"\s+", " ", text)
-
-
-@given(st.text())
-def test_fold_space_is_the_regex_fold_on_any_text(text: str) -> None:
-    assert fold_space(text) == re.sub(r"\s+", " ", text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import string
+import sys
 import unicodedata
 
 import pytest
@@ -14,6 +15,7 @@ from bot.core import text as text_module
 from bot.core.text import (
     fingerprint,
     fold_spaces,
+    fold_spaces_like_re,
     html_to_text,
     letters,
     normalize_text,
@@ -268,3 +270,42 @@ def test_sentences_hand_out_a_list_of_their_own() -> None:
     first = sentences("One. Two.")
     first.append("Three.")
     assert sentences("One. Two.") == ["One.", "Two."]
+
+
+_SPACES = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
+
+
+def test_str_split_and_the_regex_know_the_same_whitespace() -> None:
+    """`fold_spaces_like_re` relies on it: every code point, both ways."""
+    assert re.findall(r"\s", "".join(map(chr, range(sys.maxunicode + 1)))) == list(_SPACES)
+
+
+@given(st.text(st.sampled_from(["a", "b", ".", *_SPACES])))
+def test_fold_spaces_like_re_is_the_regex_fold(text: str) -> None:
+    assert fold_spaces_like_re(text) == re.sub(r"\s+", " ", text)
+
+
+@given(st.text())
+def test_fold_spaces_like_re_is_the_regex_fold_on_any_text(text: str) -> None:
+    assert fold_spaces_like_re(text) == re.sub(r"\s+", " ", text)
+
+
+_HTML_PIECES = st.sampled_from(
+    ["<p>", "</p>", "<li>", "</li>", "<ul>", "<ol>", "</ol>", "<h2>", "</h2>", "<br>", "<b>",
+     "</b>", "<pre>", "</pre>", "<abbr title=\"t\">", "</abbr>", "<head>", "</head>", "<td>",
+     "</td>", "<table><tr>", "</tr></table>", "<blockquote>", "</blockquote>", "<a href=\"x\">",
+     "</a>", "&nbsp;", "&amp;", " One. ", "two\n\t words", "  ", "\u3000", "\xa0", "é"]
+)  # fmt: skip
+
+
+@given(st.lists(_HTML_PIECES, max_size=40).map("".join))
+def test_the_converter_folds_text_as_html2text_does(html: str) -> None:
+    """`_Converter.o` replaces html2text's regex fold with `fold_spaces_like_re`: the text must
+    be what html2text's own `o` gives."""
+    import html2text
+
+    class Plain(text_module._Converter):
+        o = html2text.HTML2Text.o
+
+    ours, plain = text_module._Converter(), Plain()
+    assert text_module.configured(ours).handle(html) == text_module.configured(plain).handle(html)

@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from bot.core.blocks import Block, Run, head_runs
+from bot.core.text import words_of
 
 SUMMARY_WITHIN = 8  # the author's summary is among the first content blocks
 _LABELS = frozenset(
@@ -171,13 +172,10 @@ def _without_prefix(block: Block, length: int) -> Block:
     return Block(block.kind, tuple(runs), block.number)
 
 
-_WORDS = re.compile(r"\w+")
-
-
 def _is_beginning(excerpt: Sequence[Block], blocks: Sequence[Block]) -> bool:
     """The excerpt is the body's first words (as generators cut them), not written apart."""
-    mine = _WORDS.findall(" ".join(b.text for b in excerpt).casefold())
-    theirs = _WORDS.findall(" ".join(b.text for b in blocks[:40]).casefold())
+    mine = words_of(" ".join(b.text for b in excerpt).casefold())
+    theirs = words_of(" ".join(b.text for b in blocks[:40]).casefold())
     if not mine:
         return True
     head = mine[: max(len(mine) - 2, 1)]  # the excerpt's last words may be cut

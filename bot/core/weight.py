@@ -15,11 +15,10 @@ import re
 import unicodedata
 from enum import StrEnum
 
-from bot.core.text import diff_sentences, sentences
+from bot.core.text import diff_sentences, sentences, words_of
 
 MINOR_WORDS = 2  # words replaced (a typo fix, a better word)
 SAME_SENTENCE = 0.5  # word similarity above which a changed sentence is the same one, fixed
-_WORD = re.compile(r"\w+", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
@@ -57,8 +56,8 @@ def weigh(old_title: str, new_title: str, old_text: str, new_text: str) -> Weigh
 def _words(text: str) -> list[str]:
     """Words folded for comparison; CJK characters are words of their own."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    words: list[str] = _WORD.findall(folded)
-    if not _CJK.search(folded):  # no word to split: skips a search per word of a long text
+    words = words_of(folded)
+    if folded.isascii() or not _CJK.search(folded):  # no word to split (a search per word)
         return words
     out: list[str] = []
     for word in words:

@@ -25,6 +25,7 @@ from bot.core.text import (
     shorten,
     typography,
     typography_of,
+    words_of,
 )
 
 words = st.text(alphabet=string.ascii_letters + "éü", min_size=1, max_size=10)
@@ -309,3 +310,27 @@ def test_the_converter_folds_text_as_html2text_does(html: str) -> None:
 
     ours, plain = text_module._Converter(), Plain()
     assert text_module.configured(ours).handle(html) == text_module.configured(plain).handle(html)
+
+
+@given(st.text())
+def test_words_are_the_regex_words_on_any_text(value: str) -> None:
+    assert words_of(value) == re.findall(r"\w+", value)
+
+
+@given(st.text(st.characters(max_codepoint=127)))
+def test_words_of_ascii_take_the_byte_path_and_agree(value: str) -> None:
+    assert words_of(value) == re.findall(r"\w+", value)
+
+
+def test_words_of_every_ascii_character() -> None:
+    every = "".join(map(chr, range(128)))
+    assert (
+        words_of(every)
+        == re.findall(r"\w+", every)
+        == [
+            "0123456789",
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+            "_",
+            "abcdefghijklmnopqrstuvwxyz",
+        ]
+    )

@@ -334,3 +334,9 @@ def test_words_of_every_ascii_character() -> None:
             "abcdefghijklmnopqrstuvwxyz",
         ]
     )
+
+
+@given(st.text(st.sampled_from("ab `'-\"´’…\xa0") | st.characters(max_codepoint=127)))
+def test_typography_of_ascii_text_is_the_table_fold(value: str) -> None:
+    by_table = value.translate(text_module._TYPOGRAPHY).replace("--", "-").replace(" - ", "-")
+    assert typography(value) == by_table

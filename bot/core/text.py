@@ -128,17 +128,28 @@ def html_to_text(html: str) -> str:
 
 
 def normalize_text(text: str) -> str:
-    """Canonical visible text: NFC, no controls, single spaces, paragraphs split by one blank."""
-    text = unicodedata.normalize("NFC", text).translate(_INVISIBLE)
+    """Canonical visible text: NFC, no controls, single spaces, paragraphs split by one blank.
+
+    ASCII text skips what cannot apply to it (NFC, the invisible characters) and has its
+    controls replaced byte-wise: each per-character pass cost about 0.5 ms on a long post."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]", " ", text)
+    if text.isascii():
+        text = text.encode("ascii").translate(_ASCII_CONTROLS).decode("ascii")
+    else:
+        text = unicodedata.normalize("NFC", text).translate(_INVISIBLE)
+        text = _TEXT_CONTROL.sub(" ", text)
     text = "\n".join(line.strip() for line in fold_spaces(text).split("\n"))
     return _BLANK_LINES.sub("\n\n", text).strip()
 
 
+_TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_ASCII_CONTROL_BYTES = bytes([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+_ASCII_CONTROLS = bytes.maketrans(_ASCII_CONTROL_BYTES, b" " * len(_ASCII_CONTROL_BYTES))
+
+
 def fold_spaces(text: str) -> str:
     """Every run of spaces, tabs and typographic spaces as one plain space (newlines stay)."""
-    text = text.translate(_SPACES)
+    text = text.replace("\t", " ") if text.isascii() else text.translate(_SPACES)
     while "  " in text:
         text = text.replace("  ", " ")
     return text

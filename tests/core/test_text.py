@@ -203,6 +203,18 @@ def test_text_is_normalised_as_line_by_line(value: str) -> None:
     assert normalize_text(value) == _normalized_line_by_line(value)
 
 
+@given(st.text(st.characters(max_codepoint=127)))
+def test_ascii_text_takes_the_byte_path_and_is_normalised_the_same(value: str) -> None:
+    assert normalize_text(value) == _normalized_line_by_line(value)
+    assert fold_spaces(value) == _SPACE_RUN.sub(" ", value)
+
+
+def test_the_ascii_paths_skip_only_tables_without_ascii_entries() -> None:
+    """ASCII text skips NFC and the invisible characters, and folds only the tab as a space."""
+    assert [k for k in text_module._INVISIBLE if k < 128] == []
+    assert [k for k in text_module._SPACES if k < 128] == [0x09]
+
+
 def test_same_words_ignores_spacing_punctuation_case_and_width() -> None:
     assert same_words("It’s  a TEST, really.", "its a test really")
     assert same_words("ＡＢＣ１２３", "abc 123")

@@ -18,7 +18,8 @@ from bot.core.text import fold_spaces_like_re
 
 MAX_BLOCKS = 60
 MAX_CHARS = 40_000
-_BROKEN_TAIL = re.compile(r"<[^<>]*$")
+# A character reference cut in two by the reading limit ("&am"): it would show as text.
+_CUT_REFERENCE = re.compile(r"&#?\w*$")
 _BLOCK_TAGS = frozenset(
     {"p", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "figcaption",
      "dt", "dd", "section", "article", "header", "table", "tr", "hr", "center", "caption"}
@@ -212,10 +213,20 @@ def _folded(runs: list[Run]) -> tuple[Run, ...]:
 
 def read_blocks(html: str, max_blocks: int = MAX_BLOCKS, max_chars: int = MAX_CHARS) -> list[Block]:
     """The blocks at the top of a post's HTML (nothing raised for broken markup)."""
+    if len(html) > max_chars * 4:  # more markup than could give `max_chars` of text
+        html = _CUT_REFERENCE.sub("", html[: max_chars * 4])
+    return _read(_without_broken_tag(html), max_blocks, max_chars)
+
+
+def _without_broken_tag(html: str) -> str:
+    """An excerpt cut by its generator (or by the limit) may end inside a tag (`<a href="…"
+    targ`): without this, the parser would give the broken tag back as text."""
+    start = html.rfind("<")
+    return html[:start] if start >= 0 and ">" not in html[start:] else html
+
+
+def _read(html: str, max_blocks: int, max_chars: int) -> list[Block]:
     reader = _Reader(max_blocks, max_chars)
-    # An excerpt cut by its generator may end inside a tag (`<a href="…" targ`): without this,
-    # the parser would give the broken tag back as text.
-    html = _BROKEN_TAIL.sub("", html[: max_chars * 4])
     try:
         reader.feed(html)
         reader.close()

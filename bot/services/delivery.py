@@ -78,6 +78,7 @@ class Deliverer:
         self.lease = timedelta(seconds=lease_seconds)
         self.owner = owner
         self._lease_ends: dict[int, datetime] = {}
+        self._held: set[int] = set()  # chats in this worker's batches in flight
         self.clock = clock
         self.stopping = False
         self.sender = Sender(
@@ -98,9 +99,10 @@ class Deliverer:
             while not self.stopping:
                 if any(_stalled(b) for b in batches):
                     break  # it failed, or everything left is waiting for a retry time
-                claimed = await asyncio.to_thread(self._claim)
+                claimed = await asyncio.to_thread(self._claim, frozenset(self._held))
                 if not claimed:
                     break
+                self._held.update(claimed)
                 half = asyncio.Event()
                 batches.append(asyncio.create_task(self._drain_batch(claimed, gate, half)))
                 await half.wait()
@@ -139,6 +141,7 @@ class Deliverer:
             half.set()
             for chat_id in claimed:
                 self._lease_ends.pop(chat_id, None)
+            self._held.difference_update(claimed)
             await self._release(list(claimed))
         return sum(counts)
 
@@ -147,13 +150,22 @@ class Deliverer:
             self.engine, lambda s: store.release_chats(s, chat_ids=chat_ids, owner=self.owner)
         )
 
-    def _claim(self) -> dict[int, list[Queued]]:
+    def _claim(self, held: frozenset[int] = frozenset()) -> dict[int, list[Queued]]:
         """Lease a batch of chats with due messages (other workers skip them until released)
-        and read their pending messages, oldest first, in one thread hop."""
+        and read their pending messages, oldest first, in one thread hop.
+
+        `held`: chats still in one of this worker's batches, skipped. One waiting at the gate
+        past its lease was free to claim again, and a second batch sent its messages a second
+        time; the batch that holds it renews its lease (or finds it taken) before each send."""
         now = self.clock()
         with transaction(self.engine) as session:
             claimed = store.claim_chats(
-                session, now=now, owner=self.owner, lease_until=now + self.lease, limit=self.batch
+                session,
+                now=now,
+                owner=self.owner,
+                lease_until=now + self.lease,
+                limit=self.batch,
+                skip=held,
             )
         for chat_id in claimed:
             self._lease_ends[chat_id] = now + self.lease

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.core import blocks as blocks_module
 from bot.core.blocks import Block, read_blocks
 
 _PIECES = st.sampled_from(
@@ -42,3 +45,20 @@ def test_a_long_post_gives_its_first_blocks() -> None:
     html = "".join(f"<p>Paragraph {n}.</p>" for n in range(500))
     blocks = read_blocks(html, 60)
     assert len(blocks) == 60 and blocks[-1].runs[0].text == "Paragraph 59."
+
+
+def test_a_reference_cut_by_the_reading_limit_is_not_shown_as_text() -> None:
+    """The markup is cut at four times the characters kept: "&amp;" cut to "&am" is dropped,
+    so a limited read still begins the unlimited one (hypothesis found it)."""
+    html = "<p></p></p></p></p></li></li></li>&amp; more &amp; more "
+    assert [_text(b) for b in read_blocks(html, UNLIMITED, 12)] == ["& more"]
+    assert [_text(b) for b in read_blocks(html, UNLIMITED, UNLIMITED)] == ["& more & more"]
+
+
+def test_an_uncut_excerpt_keeps_a_reference_without_its_semicolon() -> None:
+    assert [_text(b) for b in read_blocks("<p>Fish &amp chips &amp")] == ["Fish & chips &"]
+
+
+@given(st.text(st.sampled_from("<>a ")))
+def test_a_broken_last_tag_is_dropped_as_the_regex_dropped_it(html: str) -> None:
+    assert blocks_module._without_broken_tag(html) == re.sub(r"<[^<>]*$", "", html)

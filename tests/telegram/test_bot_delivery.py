@@ -226,6 +226,22 @@ async def test_a_fanout_stays_under_the_rate_limit_without_429s(
     assert elapsed >= (chats - 50) / 50 * 0.9  # the limiter really paced the sends
 
 
+async def test_a_chat_waiting_past_its_lease_is_not_claimed_twice_by_its_own_worker(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    """Chats of a batch wait at the gate; when that outlasts their lease, the next claim (at
+    half the batch) found them free again and put them in a second batch of the same worker,
+    which sent their messages a second time (the scale-out test's "4 duplicates")."""
+    chats = 70  # a batch of 50 and a second one
+    bot_api.latency = 0.04  # 50 chats one at a time: 2 s, twice the lease
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600, lease_seconds=1)
+    async with running_bot(settings) as bot:
+        await many_chats_get_a_post(bot, feeds, chats)
+        await cycle(bot, bot_api)
+    sent = [c.params["chat_id"] for c in bot_api.calls_to("sendMessage")]
+    assert sorted(sent) == list(range(1, chats + 1))  # each chat once
+
+
 async def test_a_slow_chat_does_not_hold_up_the_next_batch(
     db_url: str, bot_api: FakeBotApi, feeds: FeedServer
 ) -> None:

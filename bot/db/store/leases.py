@@ -7,6 +7,7 @@ compare-and-set on `lease_until` is serialized anyway.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, func, or_, update
@@ -72,10 +73,17 @@ def release_leases(session: Session) -> None:
 
 
 def claim_chats(
-    session: Session, *, now: datetime, owner: str, lease_until: datetime, limit: int
+    session: Session,
+    *,
+    now: datetime,
+    owner: str,
+    lease_until: datetime,
+    limit: int,
+    skip: Collection[int] = (),
 ) -> list[int]:
     """Lease chats that have a delivery due, those waiting longest first; a leased chat is
-    served by one worker, in order.
+    served by one worker, in order. `skip`: chats the caller still holds in a batch of its own
+    (their lease may have run out while they waited for a slot).
 
     Why a walk: ordering every candidate chat by its oldest message read the whole outbox at
     each claim, so a fan-out to N chats cost N²/limit lookups (105 ms a claim at 50,000 chats).
@@ -88,7 +96,8 @@ def claim_chats(
         page = session.exec(claim_page(now=now, after=after, size=limit * 4)).all()
         for delivery_id, chat_id in page:
             after = delivery_id or 0
-            found.setdefault(chat_id)
+            if chat_id not in skip:
+                found.setdefault(chat_id)
         if len(found) >= limit or len(page) < limit * 4:
             break
     chosen = list(found)[:limit]

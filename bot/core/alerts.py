@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from bot.core.decide import FeedIntent, FeedState, FeedStatus
+from bot.core.escape import esc
 from bot.core.lang import ENGLISH, N_, Translator
-from bot.core.render import esc
 from bot.core.text import shorten
 from bot.core.urls import shown_url
 

@@ -15,9 +15,10 @@ from enum import StrEnum
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
+from bot.core.escape import esc, esc_attr
 from bot.core.lang import ENGLISH, N_, Translator, UserError
 from bot.core.model import ParsedItem
-from bot.core.render import TELEGRAM_LIMIT, esc, esc_attr, telegram_length
+from bot.core.render import TELEGRAM_LIMIT, telegram_length
 from bot.core.text import shorten
 
 

@@ -1,6 +1,6 @@
 """Change → Telegram message (parse mode HTML).
 
-Everything from a feed is escaped with `html.escape`, the only tags emitted are ones Telegram
+Everything from a feed is escaped by `escape.esc`, the only tags emitted are ones Telegram
 accepts (b, i, a), and the visible text is kept within Telegram's 4096 limit, which counts UTF-16
 code units after entity parsing: an emoji or other astral character counts twice.
 """
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bot.core.escape import esc, esc_attr
 from bot.core.lang import ENGLISH, Translator
 from bot.core.model import Change, ChangeKind, FeedInfo, TextDiff
 from bot.core.modeltext import ModelText
@@ -22,7 +23,6 @@ from bot.core.text import shorten
 TELEGRAM_LIMIT = 4096
 FULL_COLUMNS = 3400  # the whole post: what fits beside the title, byline and categories
 _TAG = re.compile(r"<[^>]+>")
-_SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates cannot be sent as UTF-8
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
 
 
@@ -162,14 +162,3 @@ def _bullets(
         out.append(f"{mark} {esc(line)}")
         used += len(line)
     return out
-
-
-def esc(value: object) -> str:
-    """Escape text content: `&`, `<`, `>` (quotes are harmless outside attributes); the one
-    escape for everything that goes into Telegram HTML, replies included."""
-    return html.escape(_SURROGATE.sub("\ufffd", str(value)), quote=False)
-
-
-def esc_attr(value: str) -> str:
-    """Escape an attribute value: quotes too."""
-    return html.escape(_SURROGATE.sub("\ufffd", value))

@@ -26,6 +26,7 @@ from functools import lru_cache
 
 from bot.core.blocks import Block, Run, head_runs, read_blocks, text_blocks
 from bot.core.boilerplate import author_summary, lede, looks_cut, without_cut_marks
+from bot.core.escape import esc, esc_attr
 from bot.core.urls import safe_link
 
 MAX_COLUMNS = 600
@@ -234,14 +235,14 @@ def _render(runs: Sequence[Run]) -> str:
         inner = "".join(_styled(run) for run in runs[index:end])
         text = "".join(run.text for run in runs[index:end])
         if link is not None and text.strip():
-            inner = f'<a href="{html.escape(link)}">{inner}</a>'
+            inner = f'<a href="{esc_attr(link)}">{inner}</a>'
         out.append(inner)
         index = end
     return "".join(out)
 
 
 def _styled(run: Run) -> str:
-    shown = html.escape(run.text, quote=False)
+    shown = esc(run.text)
     if len(run.text) <= STYLE_CHARS and run.text.strip():
         if run.italic:
             shown = f"<i>{shown}</i>"

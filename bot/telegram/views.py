@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.core.escape import esc
 from bot.core.filters import describe, describe_keywords
 from bot.core.lang import Translator
 from bot.core.model import Reader
-from bot.core.render import esc
 from bot.db.store import FeedView
 from bot.i18n import LANGUAGES
 from bot.telegram.buttons import Action, Button, encode

@@ -18,8 +18,8 @@ from telegram import (
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 
+from bot.core.escape import esc
 from bot.core.lang import N_
-from bot.core.render import esc
 from bot.db import store
 from bot.services.chats import ChatCard
 from bot.telegram import texts

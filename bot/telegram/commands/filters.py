@@ -11,10 +11,10 @@ from dataclasses import replace
 from sqlmodel import Session
 from telegram import Update
 
+from bot.core.escape import esc
 from bot.core.filters import FilterSyntaxError, describe, parse_filter
 from bot.core.lang import N_, Translator, then
 from bot.core.model import CategoryFilter, ParsedItem, Reader
-from bot.core.render import esc
 from bot.core.rules import looks_like_rules, parse_rules, reason, written
 from bot.core.text import shorten
 from bot.db import store

@@ -8,9 +8,9 @@ import logging
 
 from telegram import Update
 
+from bot.core.escape import esc
 from bot.core.lang import N_
 from bot.core.opml import OpmlError, parse_opml
-from bot.core.render import esc
 from bot.core.urls import shown_url
 from bot.services.catalog import FeedAddError
 from bot.telegram import background, texts

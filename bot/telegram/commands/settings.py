@@ -8,6 +8,7 @@ from zoneinfo import available_timezones
 
 from telegram import Update
 
+from bot.core.escape import esc
 from bot.core.filters import (
     FilterSyntaxError,
     describe_keywords,
@@ -16,7 +17,6 @@ from bot.core.filters import (
 from bot.core.lang import N_, then
 from bot.core.model import KeywordFilter
 from bot.core.quiet import QuietSyntaxError, parse_quiet
-from bot.core.render import esc
 from bot.services.subscribing import Switch
 from bot.telegram.buttons import Action
 from bot.telegram.commands.common import not_subscribed, pressed, setting_command

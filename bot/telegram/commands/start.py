@@ -5,8 +5,8 @@ from __future__ import annotations
 from telegram import InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
 
+from bot.core.escape import esc
 from bot.core.lang import N_
-from bot.core.render import esc
 from bot.core.schedule import format_duration
 from bot.db import store
 from bot.telegram import help_screen, texts

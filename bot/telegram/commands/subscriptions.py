@@ -10,10 +10,11 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
 from bot.core.discover import looks_like_url
+from bot.core.escape import esc
 from bot.core.lang import N_
 from bot.core.opml import OpmlFeed, render_opml
 from bot.core.paging import split_message
-from bot.core.render import TELEGRAM_LIMIT, esc
+from bot.core.render import TELEGRAM_LIMIT
 from bot.core.urls import shown_url
 from bot.db import store
 from bot.db.store import FeedView

@@ -19,6 +19,7 @@ chat's original message about the item (and is sent anyway if that message was d
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from datetime import datetime, timedelta
@@ -146,29 +147,21 @@ class Deliverer:
         return sum(counts)
 
     async def _release(self, chat_ids: list[int]) -> None:
-        await run.write(
-            self.engine, lambda s: store.release_chats(s, chat_ids=chat_ids, owner=self.owner)
-        )
+        release = functools.partial(store.release_chats, chat_ids=chat_ids, owner=self.owner)
+        await run.write(self.engine, release)
 
     def _claim(self, held: frozenset[int] = frozenset()) -> dict[int, list[Queued]]:
         """Lease a batch of chats with due messages (other workers skip them until released)
-        and read their pending messages, oldest first, in one thread hop.
-
-        `held`: chats still in one of this worker's batches, skipped. One waiting at the gate
-        past its lease was free to claim again, and a second batch sent its messages a second
-        time; the batch that holds it renews its lease (or finds it taken) before each send."""
+        and read their pending messages, oldest first, in one thread hop. `held`: chats in this
+        worker's batches, skipped (one waiting past its lease was claimed and sent twice)."""
         now = self.clock()
+        until = now + self.lease
         with transaction(self.engine) as session:
             claimed = store.claim_chats(
-                session,
-                now=now,
-                owner=self.owner,
-                lease_until=now + self.lease,
-                limit=self.batch,
-                skip=held,
+                session, now=now, owner=self.owner, lease_until=until, limit=self.batch, skip=held
             )
         for chat_id in claimed:
-            self._lease_ends[chat_id] = now + self.lease
+            self._lease_ends[chat_id] = until
         if not claimed:
             return {}
         with Session(self.engine, expire_on_commit=False) as session:
@@ -181,10 +174,8 @@ class Deliverer:
         if now + self.lease / 2 < self._lease_ends.get(chat_id, now):
             return True
         until = now + self.lease
-        kept = await run.write(
-            self.engine,
-            lambda s: store.renew_chat(s, chat_id=chat_id, owner=self.owner, lease_until=until),
-        )
+        renew = functools.partial(store.renew_chat, chat_id=chat_id, owner=self.owner)
+        kept = await run.write(self.engine, lambda s: renew(s, lease_until=until))
         if kept:
             self._lease_ends[chat_id] = until
         else:

@@ -62,3 +62,63 @@ def test_an_uncut_excerpt_keeps_a_reference_without_its_semicolon() -> None:
 @given(st.text(st.sampled_from("<>a ")))
 def test_a_broken_last_tag_is_dropped_as_the_regex_dropped_it(html: str) -> None:
     assert blocks_module._without_broken_tag(html) == re.sub(r"<[^<>]*$", "", html)
+
+
+def _shape(html: str) -> list[tuple[str, int | None, list[tuple[str, str | None, bool, bool]]]]:
+    return [
+        (b.kind, b.number, [(r.text, r.href, r.bold, r.italic) for r in b.runs])
+        for b in read_blocks(html)
+    ]
+
+
+def test_each_element_gives_its_kind_numbers_and_styles() -> None:
+    html = (
+        'Opening words<h2>A <b>bold</b> heading</h2><p>Para with <a href="https://a.example/">'
+        "a link</a>, <strong>strong</strong>, <em>em</em>, <i>i</i> and <cite>cite</cite>.<br>"
+        "After a break.</p><script>skip me</script><nav><p>menu</p></nav>"
+        '<ol start="3"><li>three</li><li>four</li></ol><ol start="x"><li>one</li></ol>'
+        "<ul><li>dot</li></ul><blockquote><p>Quoted.</p></blockquote>"
+        '<figure><img src="i.png"><figcaption>Caption</figcaption></figure>'
+        "<pre>code  here</pre><p>End.</p>"
+    )
+    plain = [("p", None, [("Opening words", None, False, False)])]
+    assert _shape(html) == [
+        *plain,
+        ("h", None, [("A ", None, False, False), ("bold", None, True, False),
+                     (" heading", None, False, False)]),
+        ("p", None, [("Para with ", None, False, False),
+                     ("a link", "https://a.example/", False, False),
+                     (", ", None, False, False), ("strong", None, True, False),
+                     (", ", None, False, False), ("em", None, False, True),
+                     (", ", None, False, False), ("i", None, False, True),
+                     (" and ", None, False, False), ("cite", None, False, True),
+                     (".", None, False, False)]),
+        ("p", None, [("After a break.", None, False, False)]),
+        ("li", 3, [("three", None, False, False)]),
+        ("li", 4, [("four", None, False, False)]),
+        ("li", 1, [("one", None, False, False)]),
+        ("li", None, [("dot", None, False, False)]),
+        ("quote", None, [("Quoted.", None, False, False)]),
+        ("caption", None, [("Caption", None, False, False)]),
+        ("pre", None, [("code here", None, False, False)]),
+        ("p", None, [("End.", None, False, False)]),
+    ]  # fmt: skip
+
+
+def test_nesting_and_stray_closing_tags_are_counted_not_trusted() -> None:
+    html = (
+        "</b></i></a></ol></blockquote></pre>plain <nav><nav>x</nav>y</nav>z"
+        "<b><b>deep</b>still</b> not<ol><li>a<ul><li>b</li></ul></li><li>c</li></ol>"
+        "<pre><pre>in</pre>still pre</pre><p>out</p>"
+    )
+    assert _shape(html) == [
+        ("p", None, [("plain ", None, False, False), ("z", None, False, False),
+                     ("deep", None, True, False),
+                     ("still", None, True, False), (" not", None, False, False)]),
+        ("li", 1, [("a", None, False, False)]),
+        ("li", None, [("b", None, False, False)]),
+        ("li", 2, [("c", None, False, False)]),
+        ("pre", None, [("in", None, False, False)]),
+        ("pre", None, [("still pre", None, False, False)]),
+        ("p", None, [("out", None, False, False)]),
+    ]  # fmt: skip

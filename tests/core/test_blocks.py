@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.core import blocks as blocks_module
-from bot.core.blocks import Block, read_blocks
+from bot.core.blocks import Block, read_blocks, text_blocks
 
 _PIECES = st.sampled_from(
     ["<p>", "</p>", "<li>", "</li>", "<ul>", "</ul>", "<ol start=\"3\">", "</ol>", "<h2>",
@@ -122,3 +122,25 @@ def test_nesting_and_stray_closing_tags_are_counted_not_trusted() -> None:
         ("pre", None, [("still pre", None, False, False)]),
         ("p", None, [("out", None, False, False)]),
     ]  # fmt: skip
+
+
+def test_plain_text_gives_paragraphs_and_list_items() -> None:
+    """A stored item without its HTML: paragraphs at blank lines, items where lines start
+    with a bullet or a number (the number kept), lines of a paragraph joined."""
+    text = "First para\nstill first.\n\n- one\n• two\n\n3. three\n4) four\n\n  \n\nLast"
+    assert [(b.kind, b.number, b.text) for b in text_blocks(text)] == [
+        ("p", None, "First para still first."),
+        ("li", None, "one"),
+        ("li", None, "two"),
+        ("li", 3, "three"),
+        ("li", 4, "four"),
+        ("p", None, "Last"),
+    ]
+
+
+def test_spaces_fold_across_runs_and_empty_runs_go() -> None:
+    html = "<p>  <b> a </b> b  <i> </i></p><p> <b> </b> </p><p>x <b>y</b></p>"
+    assert [[(r.text, r.bold, r.italic) for r in b.runs] for b in read_blocks(html)] == [
+        [("a ", True, False), ("b", False, False)],
+        [("x ", False, False), ("y", True, False)],
+    ]

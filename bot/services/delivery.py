@@ -79,7 +79,6 @@ class Deliverer:
         self.lease = timedelta(seconds=lease_seconds)
         self.owner = owner
         self._lease_ends: dict[int, datetime] = {}
-        self._held: set[int] = set()  # chats in this worker's batches in flight
         self.clock = clock
         self.stopping = False
         self.sender = Sender(
@@ -100,10 +99,10 @@ class Deliverer:
             while not self.stopping:
                 if any(_stalled(b) for b in batches):
                     break  # it failed, or everything left is waiting for a retry time
-                claimed = await asyncio.to_thread(self._claim, frozenset(self._held))
+                # The chats of this worker's batches in flight are the ones with a lease end.
+                claimed = await asyncio.to_thread(self._claim, frozenset(self._lease_ends))
                 if not claimed:
                     break
-                self._held.update(claimed)
                 half = asyncio.Event()
                 batches.append(asyncio.create_task(self._drain_batch(claimed, gate, half)))
                 await half.wait()
@@ -142,7 +141,6 @@ class Deliverer:
             half.set()
             for chat_id in claimed:
                 self._lease_ends.pop(chat_id, None)
-            self._held.difference_update(claimed)
             await self._release(list(claimed))
         return sum(counts)
 

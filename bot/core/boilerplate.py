@@ -95,8 +95,8 @@ def is_noise(block: Block) -> bool:
         return True
     if len(text) <= 300 and _NOISE.match(text):
         return True
-    if len(text) <= 40 and _DATE_ONLY.match(text) and not text.endswith((".", "!", "?")):
-        return True
+    if len(text) <= 40 and _DATE_ONLY.match(text) and not text.endswith("."):
+        return True  # a date (the shape allows no other end mark): "Dec 3, 2026." is a sentence
     return _is_toc_entry(block)
 
 
@@ -126,7 +126,7 @@ def lede(blocks: Sequence[Block]) -> list[Block]:
 
 def author_summary(blocks: Sequence[Block], excerpt: Sequence[Block]) -> tuple[list[Block], bool]:
     """The post's own summary (and whether the site cut it), or [] when it has none."""
-    content = [b for b in blocks if not is_noise(b) or is_label(b) or _TLDR.match(_plain(b))]
+    content = [b for b in blocks if not is_noise(b)]  # a caption's or code's TL;DR is theirs
     for index, block in enumerate(content[:SUMMARY_WITHIN]):
         text = _plain(block)
         tldr = _TLDR.match(text)
@@ -146,14 +146,15 @@ def author_summary(blocks: Sequence[Block], excerpt: Sequence[Block]) -> tuple[l
 
 
 def _after_label(rest: Sequence[Block]) -> list[Block]:
-    """What a label introduces: the list right after it, else the next paragraph."""
+    """What a label introduces: the list right after it, else the next paragraph or quote
+    (`rest` holds no noise: code and captions are already out)."""
     items: list[Block] = []
     for block in rest:
         if block.kind == "li":
             items.append(block)
         elif items or block.kind == "h":
             break
-        elif block.kind in ("p", "quote") and not is_noise(block):
+        else:
             return [block]
     return items
 

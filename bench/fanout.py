@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 from datetime import UTC, datetime
@@ -12,6 +11,8 @@ from pathlib import Path
 from sqlalchemy import insert
 
 from bench.measure import emit, peak_rss_mb, span
+from bot import eventloop
+from bot.config import load_settings
 
 
 async def run(
@@ -108,7 +109,13 @@ async def run(
 def main() -> None:
     logging.disable(logging.WARNING)
     api, token, chats, rate, concurrency, workdir = sys.argv[1:7]
-    emit(asyncio.run(run(api, token, int(chats), float(rate), int(concurrency), Path(workdir))))
+    # The loop `python -m bot` runs on (uvloop unless EVENT_LOOP=asyncio).
+    wanted = load_settings(_env_file=None).event_loop
+    emit(
+        eventloop.run(
+            run(api, token, int(chats), float(rate), int(concurrency), Path(workdir)), wanted
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
 import sys
@@ -14,6 +13,8 @@ import httpx
 
 from bench.corpus import body, is_big, mode
 from bench.measure import emit, peak_rss_mb, span
+from bot import eventloop
+from bot.config import load_settings
 
 CONCURRENCY = 10
 
@@ -270,7 +271,9 @@ def main() -> None:
     small, micro = "--small" in sys.argv, "--micro" in sys.argv
     workdir.mkdir(parents=True, exist_ok=True)
     if tool == "feedwatch":
-        emit(asyncio.run(run_feedwatch(base, n, workdir, small, micro)))
+        # The loop `python -m bot` runs on (uvloop unless EVENT_LOOP=asyncio).
+        wanted = load_settings(_env_file=None).event_loop
+        emit(eventloop.run(run_feedwatch(base, n, workdir, small, micro), wanted))
     elif tool == "reader":
         emit(run_reader(base, n, workdir, small))
     elif tool == "parse":

@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 from telegram.error import TelegramError
 
-from bot import __version__
+from bot import __version__, eventloop
 from bot.clock import utcnow
 from bot.config import Settings, SettingsError, load_settings
 from bot.core.opml import OpmlError, OpmlFeed, parse_opml, render_opml
@@ -131,8 +131,9 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from bot.cli_preview import PreviewError, preview
 
         try:
-            return asyncio.run(
-                preview(settings, args.source, args.limit, args.model, args.language)
+            return eventloop.run(
+                preview(settings, args.source, args.limit, args.model, args.language),
+                settings.event_loop,
             )
         except PreviewError as exc:
             raise CliError(str(exc)) from None
@@ -145,7 +146,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if command == "feed":
         return feed_command(args, settings)
     if command == "poll":
-        return asyncio.run(poll_once(settings, dry_run=args.dry_run))
+        return eventloop.run(poll_once(settings, dry_run=args.dry_run), settings.event_loop)
     if command in ("run", "worker"):
         from bot.telegram.lifecycle import run_bot
 
@@ -156,7 +157,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
 def feed_command(args: argparse.Namespace, settings: Settings) -> int:
     engine = open_database(settings)
     if args.feed_command == "add":
-        outcome = asyncio.run(_add(settings, engine, args.url, args.name))
+        outcome = eventloop.run(_add(settings, engine, args.url, args.name), settings.event_loop)
         print(f"added {outcome.slug}: {outcome.feed_title} ({outcome.items} items)")
         with Session(engine) as session:
             added = store.get_feed(session, slug=outcome.slug)
@@ -187,15 +188,15 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
     if args.feed_command == "set":
         return _set(args, settings, engine)
     if args.feed_command == "rename":
-        asyncio.run(_rename(settings, engine, args.slug, args.new_slug))
+        eventloop.run(_rename(settings, engine, args.slug, args.new_slug), settings.event_loop)
         print(f"renamed {args.slug} to {args.new_slug}")
         return 0
     if args.feed_command == "move":
-        asyncio.run(_move(settings, engine, args.slug, args.url))
+        eventloop.run(_move(settings, engine, args.slug, args.url), settings.event_loop)
         print(f"moved {args.slug} to {args.url}")
         return 0
     if args.feed_command == "import":
-        return asyncio.run(_import(settings, engine, Path(args.file)))
+        return eventloop.run(_import(settings, engine, Path(args.file)), settings.event_loop)
     if args.feed_command == "export":
         with Session(engine) as session:
             rows = store.list_feeds(session)

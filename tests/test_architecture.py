@@ -137,6 +137,7 @@ def test_handlers_buttons_and_digests_never_query_tables() -> None:
 LAYERS = ("core", "db", "services", "telegram", "cli")
 BELOW_SERVICES = {
     "bot.clock": "db",
+    "bot.eventloop": "db",
     "bot.config": "db",
     "bot.i18n": "db",
     "bot.metrics": "db",

@@ -25,7 +25,7 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
 from telegram.request import HTTPXRequest
 
-from bot import metrics
+from bot import eventloop, metrics
 from bot.config import Settings, SettingsError
 from bot.db import store
 from bot.db.engine import transaction
@@ -133,7 +133,7 @@ def run_bot(settings: Settings, *, updates: bool = True, webhook: bool = False) 
     settings.token  # noqa: B018 - fail early, one line, when the token is missing
     if webhook and (not settings.webhook_url or settings.webhook_secret is None):
         raise SettingsError("--webhook needs WEBHOOK_URL and WEBHOOK_SECRET")
-    asyncio.run(check_telegram(settings))
+    eventloop.run(check_telegram(settings), settings.event_loop)
     lock = acquire_poller_lock(settings.database_url)
     engine = open_database(settings)
     if lock.exclusive:  # the only poller: leases left by a killed predecessor can go at once
@@ -150,8 +150,9 @@ def run_bot(settings: Settings, *, updates: bool = True, webhook: bool = False) 
     if settings.metrics_port:
         metrics.serve(settings.metrics_port, settings.metrics_listen)
     settle_heap()
-    return asyncio.run(
-        serve(application, settings, updates=updates, webhook=webhook, outage=outage)
+    return eventloop.run(
+        serve(application, settings, updates=updates, webhook=webhook, outage=outage),
+        settings.event_loop,
     )
 
 
@@ -193,7 +194,7 @@ async def _start(
 ) -> None:
     await application.initialize()
     if not updates:
-        log.info("feedwatch worker starting (no Telegram updates)")
+        log.info("feedwatch worker starting (no Telegram updates, %s)", eventloop.running())
         application.bot_data[KEY].start_loops()
         return
     await startup(application)  # the command menu, then the loops
@@ -201,7 +202,10 @@ async def _start(
     if webhook:
         assert settings.webhook_url and settings.webhook_secret
         log.info(
-            "feedwatch starting: webhook on %s:%s", settings.webhook_listen, settings.webhook_port
+            "feedwatch starting: webhook on %s:%s (%s)",
+            settings.webhook_listen,
+            settings.webhook_port,
+            eventloop.running(),
         )
         secret = settings.webhook_secret.get_secret_value()
         hook = WebhookServer(
@@ -217,7 +221,9 @@ async def _start(
         )
     else:
         log.info(
-            "feedwatch starting: long polling, feeds every %s s", settings.poll_interval_seconds
+            "feedwatch starting: long polling, feeds every %s s (%s)",
+            settings.poll_interval_seconds,
+            eventloop.running(),
         )
         await application.updater.start_polling(
             allowed_updates=Update.ALL_TYPES, error_callback=outage.failed

@@ -181,13 +181,20 @@ async def test_the_buckets_never_let_a_window_exceed_the_limit() -> None:
     from bot.telegram.budget import MemoryBuckets, SharedRateLimiter
 
     limiter = SharedRateLimiter(MemoryBuckets(), per_second=30, group_per_minute=20)
+    assert limiter.capacity == 1.0  # no burst at Telegram's own rate
     # Reserved at (nearly) one instant: each wait is the slot's offset from now.
-    offsets = [await limiter.buckets.reserve("overall", limiter.rate, 1.0) for _ in range(60)]
+    offsets = [
+        await limiter.buckets.reserve("overall", limiter.rate, limiter.capacity) for _ in range(60)
+    ]
     assert all(sum(1 for t in offsets if start <= t < start + 1) <= 30 for start in offsets)
     assert offsets[-1] < 60 / (0.8 * 30)  # and the rate stays above 80% of the limit
     fast = SharedRateLimiter(MemoryBuckets(), per_second=1000, group_per_minute=20)
-    slots = [await fast.buckets.reserve("overall", fast.rate, 1.0) for _ in range(2000)]
+    slots = [await fast.buckets.reserve("overall", fast.rate, fast.capacity) for _ in range(2000)]
     assert 0.9 * 1000 <= 2000 / slots[-1] <= 1000  # 90% of a 1,000/s limit is reachable
+    # A bunch that arrives at once, with 50 ms of late sends on top, still fits one second.
+    assert all(
+        sum(1 for t in slots if start - 0.05 <= t < start + 1) <= 0.99 * 1000 for start in slots
+    )
     group = [await limiter.buckets.reserve("g", limiter.group_rate, limiter.group_capacity)]
     group += [
         await limiter.buckets.reserve("g", limiter.group_rate, limiter.group_capacity)

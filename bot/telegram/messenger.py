@@ -4,14 +4,13 @@ are NetworkErrors). What an answer does to the queue is `bot/services/delivery.p
 
 Why not `Bot.send_message`: it builds a whole `Message` from every answer (a fifth of a
 message's CPU in a fan-out), and delivery reads only its id. The call still goes through the
-bot's rate limiter and PTB's request layer (`BaseRequest.post`: the same form fields, the same
-errors raised for the same answers); `tests/telegram/test_messenger.py` checks that the fields
-are those `send_message` sends.
+bot's rate limiter and PTB's request layer (`BaseRequest.post`: the same parameters, the same
+errors raised for the same answers); `tests/telegram/test_messenger.py` checks that the
+parameters are those `send_message` sends.
 """
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 from typing import Any
 
@@ -24,8 +23,8 @@ from telegram.request._requestparameter import RequestParameter
 from bot.services.messenger import Answer, Outgoing, Reply
 from bot.telegram.budget import NO_RETRY  # the rate limiter leaves 429s to the delivery policy
 
-_NO_PREVIEW = json.dumps({"is_disabled": True})
-_CARD = json.dumps({"is_disabled": False})
+_NO_PREVIEW: dict[str, object] = {"is_disabled": True}
+_CARD: dict[str, object] = {"is_disabled": False}
 
 
 class TelegramMessenger:
@@ -51,7 +50,7 @@ class TelegramMessenger:
             Reply.ACCEPTED, message_id=message_id if isinstance(message_id, int) else None
         )
 
-    async def _post(self, fields: dict[str, str]) -> object:
+    async def _post(self, fields: dict[str, object]) -> object:
         """`sendMessage` through the bot's rate limiter, as `ExtBot` posts it."""
         request = self.bot.request
         data = RequestData([RequestParameter(name, value, None) for name, value in fields.items()])
@@ -79,31 +78,30 @@ class TelegramMessenger:
         return True
 
 
-def send_fields(message: Outgoing) -> dict[str, str]:
-    """The form fields of one `sendMessage`, as PTB encodes them (strings as they are, every
-    other value as JSON)."""
-    fields = {"chat_id": str(message.chat_id), "text": message.text}
+def send_fields(message: Outgoing) -> dict[str, object]:
+    """The parameters of one `sendMessage`, as PTB's `RequestData.parameters` holds them (the
+    request layer encodes them: a JSON body, or form fields beside a file)."""
+    fields: dict[str, object] = {"chat_id": message.chat_id, "text": message.text}
     if message.html:
         fields["parse_mode"] = ParseMode.HTML.value
     fields["link_preview_options"] = preview_options(message)
     if message.thread_id is not None:
-        fields["message_thread_id"] = str(message.thread_id)
+        fields["message_thread_id"] = message.thread_id
     if message.silent:
-        fields["disable_notification"] = "true"
+        fields["disable_notification"] = True
     if message.reply_to is not None:
-        fields["reply_parameters"] = json.dumps(
-            {"message_id": message.reply_to, "allow_sending_without_reply": True}
-        )
+        fields["reply_parameters"] = {
+            "message_id": message.reply_to,
+            "allow_sending_without_reply": True,
+        }
     return fields
 
 
-def preview_options(message: Outgoing) -> str:
+def preview_options(message: Outgoing) -> dict[str, object]:
     """The post's image, large, above the text; else Telegram's card of the post's page (its
     title link comes first) unless the chat turned previews off; else none."""
     if message.image_url:
-        return json.dumps(
-            {"url": message.image_url, "prefer_large_media": True, "show_above_text": True}
-        )
+        return {"url": message.image_url, "prefer_large_media": True, "show_above_text": True}
     return _CARD if message.preview else _NO_PREVIEW
 
 

@@ -85,6 +85,47 @@ async def test_the_wire_is_what_send_message_sends(
     assert answer.message_id == bot_api.sent[-1].message_id != bot_api.sent[0].message_id
 
 
+async def test_plain_calls_go_as_json_and_files_as_multipart(
+    bot: ExtBot[Any], bot_api: FakeBotApi
+) -> None:
+    """A JSON body (the Bot API's documented alternative to form fields; `urlencode` quoted the
+    text a byte at a time), UTF-8 as it is; a file still goes as multipart/form-data."""
+    text = "Ünïcode 中文 😀 & <b>"
+    await TelegramMessenger(bot).send(Outgoing(5, text, reply_to=3, silent=True, thread_id=9))
+    await bot.send_document(5, document=b"<opml/>", filename="subs.opml", caption="Yours")
+    (sent,), (document,) = bot_api.calls_to("sendMessage"), bot_api.calls_to("sendDocument")
+    assert sent.content_type == "application/json"
+    assert sent.params == {
+        "chat_id": 5,
+        "text": text,
+        "parse_mode": "HTML",
+        "link_preview_options": {"is_disabled": True},
+        "message_thread_id": 9,
+        "disable_notification": True,
+        "reply_parameters": {"message_id": 3, "allow_sending_without_reply": True},
+    }
+    assert document.content_type == "multipart/form-data"
+    assert document.params["document"]["content"] == b"<opml/>"
+    assert document.params["caption"] == "Yours" and document.params["chat_id"] == 5
+
+
+async def test_the_fake_reads_a_json_string_like_a_form_field(bot_api: FakeBotApi) -> None:
+    """As the Bot API server does: a JSON body's string value is the parameter's text, so an
+    object written as a JSON string is still an object (and a text stays a text)."""
+    import aiohttp
+
+    body = {"chat_id": "7", "text": "42", "link_preview_options": '{"is_disabled": true}'}
+    url = f"{bot_api.base_url}{bot_api.token}/sendMessage"
+    async with aiohttp.ClientSession() as session, session.post(url, json=body) as answer:
+        assert (await answer.json())["ok"] is True
+    (call,) = bot_api.calls_to("sendMessage")
+    assert call.params == {
+        "chat_id": 7,
+        "text": "42",
+        "link_preview_options": {"is_disabled": True},
+    }
+
+
 async def test_each_message_takes_a_slot_of_the_shared_budget(
     bot: ExtBot[Any], bot_api: FakeBotApi
 ) -> None:

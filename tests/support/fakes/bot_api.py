@@ -68,6 +68,7 @@ class Call:
     method: str
     params: dict[str, Any]
     at: float
+    content_type: str = ""  # how the body came: JSON, a form, or multipart
 
 
 @dataclass
@@ -298,7 +299,7 @@ class FakeBotApi(ChannelDirectory):
             return _error(401, "Unauthorized")
         params = await _params(request)
         with self.lock:
-            self.calls.append(Call(method, params, time.monotonic()))
+            self.calls.append(Call(method, params, time.monotonic(), request.content_type))
             fault = self._take_fault(method, params)
         delay = self.latency + self.method_latency.get(method, 0.0)
         delay += self.chat_latency.get(_int(params.get("chat_id")) or 0, 0.0)
@@ -564,20 +565,31 @@ def _int(value: Any) -> int | None:
 
 
 async def _params(request: web.Request) -> dict[str, Any]:
+    """The call's parameters, as the Bot API server reads them: a JSON body's values as they
+    are, except that a string is read like a form field (`"{\"is_disabled\":true}"` is an
+    object); form fields decoded as JSON unless the parameter is a plain string."""
     if request.content_type == "application/json":
         data = await request.json()
-        return dict(data) if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            return {}
+        return {
+            key: _form_value(key, value) if isinstance(value, str) else value
+            for key, value in data.items()
+        }
     form = await request.post()
     params: dict[str, Any] = {}
     for key, value in form.items():
         if isinstance(value, web.FileField):  # an uploaded file: keep its name and bytes
             params[key] = {"filename": value.filename, "content": value.file.read()}
             continue
-        if key in _RAW_STRING_PARAMS:
-            params[key] = value
-            continue
-        try:
-            params[key] = json.loads(value)
-        except ValueError:
-            params[key] = value
+        params[key] = _form_value(key, value)
     return params
+
+
+def _form_value(key: str, value: str | bytes | bytearray) -> Any:
+    if key in _RAW_STRING_PARAMS:
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value

@@ -176,8 +176,10 @@ def smoke(image: str, base: str) -> None:
         # 82 MB before full text and the model (issues 27-29): trafilatura with lxml and its
         # date libraries, the openai client (30 MB with its compiled types) and RE2 add ~55 MB;
         # aiohttp with yarl, multidict and propcache (issue 30: feeds and the Bot API, a fifth
-        # of httpx's CPU per request) about 8 MB more: 151 MB measured.
-        check("the app adds at most 160 MB to the base", grown <= 160, f"{grown:.0f} MB")
+        # of httpx's CPU per request) about 8 MB more: 151 MB; uvloop (issue 30: a sixth less
+        # CPU a message in a fan-out; its one compiled module is 13.6 MB as its wheel ships it)
+        # 14 MB more: 165 MB measured.
+        check("the app adds at most 170 MB to the base", grown <= 170, f"{grown:.0f} MB")
     finally:
         box.remove()
         api.stop()

@@ -10,9 +10,7 @@ from pathlib import Path
 
 from sqlalchemy import insert
 
-from bench.measure import emit, peak_rss_mb, span
-from bot import eventloop
-from bot.config import load_settings
+from bench.measure import emit, on_bots_loop, peak_rss_mb, span
 
 
 async def run(
@@ -109,13 +107,7 @@ async def run(
 def main() -> None:
     logging.disable(logging.WARNING)
     api, token, chats, rate, concurrency, workdir = sys.argv[1:7]
-    # The loop `python -m bot` runs on (uvloop unless EVENT_LOOP=asyncio).
-    wanted = load_settings(_env_file=None).event_loop
-    emit(
-        eventloop.run(
-            run(api, token, int(chats), float(rate), int(concurrency), Path(workdir)), wanted
-        )
-    )
+    emit(on_bots_loop(run(api, token, int(chats), float(rate), int(concurrency), Path(workdir))))
 
 
 if __name__ == "__main__":

@@ -6,9 +6,12 @@ import json
 import resource
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -24,6 +27,15 @@ def span() -> Iterator[Span]:
     yield result
     result.wall = time.perf_counter() - wall
     result.cpu = time.process_time() - cpu
+
+
+def on_bots_loop(main: Coroutine[Any, Any, T]) -> T:
+    """Run a measured coroutine on the loop `python -m bot` runs on (uvloop unless
+    `EVENT_LOOP=asyncio`), so the figures are the bot's."""
+    from bot import eventloop
+    from bot.config import load_settings
+
+    return eventloop.run(main, load_settings(_env_file=None).event_loop)
 
 
 def peak_rss_mb() -> float:

@@ -13,9 +13,7 @@ import feedparser
 import httpx
 
 from bench.corpus import body, is_big, mode
-from bench.measure import emit, peak_rss_mb, span
-from bot import eventloop
-from bot.config import load_settings
+from bench.measure import emit, on_bots_loop, peak_rss_mb, span
 
 CONCURRENCY = 10
 
@@ -282,9 +280,7 @@ def main() -> None:
     small, micro = "--small" in sys.argv, "--micro" in sys.argv
     workdir.mkdir(parents=True, exist_ok=True)
     if tool == "feedwatch":
-        # The loop `python -m bot` runs on (uvloop unless EVENT_LOOP=asyncio).
-        wanted = load_settings(_env_file=None).event_loop
-        emit(eventloop.run(run_feedwatch(base, n, workdir, small, micro), wanted))
+        emit(on_bots_loop(run_feedwatch(base, n, workdir, small, micro)))
     elif tool == "reader":
         emit(run_reader(base, n, workdir, small))
     elif tool == "parse":

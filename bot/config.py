@@ -22,6 +22,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from bot.eventloop import LoopName
+
 DEFAULT_SQLITE_PATH = Path("data") / "feedwatch.db"
 
 
@@ -56,7 +58,7 @@ class Settings(BaseSettings):
     telegram_group_rate_per_minute: float = Field(default=20.0, gt=0)
     delivery_concurrency: int = Field(default=1, ge=1, le=64)
     # uvloop: a fan-out's many small callbacks cost less (bot/eventloop.py); asyncio to compare.
-    event_loop: Literal["uvloop", "asyncio"] = "uvloop"
+    event_loop: LoopName = "uvloop"
     webhook_url: str | None = None
     webhook_listen: str = "0.0.0.0"  # noqa: S104 - a container listens on all interfaces
     webhook_port: int = Field(default=8443, ge=1, le=65535)

@@ -21,7 +21,7 @@ def _url() -> str:
     url = config.attributes.get("database_url") or config.get_main_option("sqlalchemy.url")
     if url:
         return str(url)
-    from bot.config import load_settings
+    from bot.runtime.config import load_settings
 
     return load_settings().database_url
 

@@ -16,11 +16,11 @@ from bench.measure import emit, on_bots_loop, peak_rss_mb, span
 async def run(
     api: str, token: str, chats: int, rate: float, concurrency: int, workdir: Path
 ) -> dict[str, object]:
-    from bot.config import load_settings
     from bot.db.engine import make_engine
     from bot.db.migrate import upgrade
     from bot.db.tables import Chat, Delivery, Feed, Item
-    from bot.runtime import make_fetcher
+    from bot.runtime.config import load_settings
+    from bot.services.wiring import make_fetcher
     from bot.telegram.app import build_application
     from bot.telegram.shared import KEY
 

@@ -32,8 +32,8 @@ def span() -> Iterator[Span]:
 def on_bots_loop(main: Coroutine[Any, Any, T]) -> T:
     """Run a measured coroutine on the loop `python -m bot` runs on (uvloop unless
     `EVENT_LOOP=asyncio`), so the figures are the bot's."""
-    from bot import eventloop
-    from bot.config import load_settings
+    from bot.runtime import eventloop
+    from bot.runtime.config import load_settings
 
     return eventloop.run(main, load_settings(_env_file=None).event_loop)
 

@@ -27,8 +27,8 @@ async def run_feedwatch(
 ) -> dict[str, object]:
     from sqlmodel import Session
 
-    from bot import metrics
     from bot.db import store
+    from bot.runtime import metrics
 
     filler = int(next((a.split("=")[1] for a in sys.argv if a.startswith("--filler=")), "0"))
     full_text = "--full-text" in sys.argv  # every feed's new posts' pages are read
@@ -112,12 +112,12 @@ async def _micro(base: str, workdir: Path) -> dict[str, object]:
 
 def _setup(workdir: Path, urls: list[str], *, chats_per_feed: int = 0, filler: int = 0):  # type: ignore[no-untyped-def]
     """A migrated SQLite database with these feeds (and chats subscribed to each), a poller."""
-    from bot.config import load_settings
     from bot.db import store
     from bot.db.engine import make_engine, transaction
     from bot.db.migrate import upgrade
-    from bot.runtime import make_fetcher, settle_heap
+    from bot.runtime.config import load_settings
     from bot.services.polling import Poller
+    from bot.services.wiring import make_fetcher, settle_heap
 
     workdir.mkdir(parents=True, exist_ok=True)
     url = f"sqlite:///{workdir / 'feedwatch.db'}"

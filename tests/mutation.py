@@ -8,7 +8,7 @@ A mutant that no core test runs counts as surviving.
 
     python -m tests.mutation               # every file; exit 1 below the thresholds
     python -m tests.mutation --report      # score the last run again without re-running
-    python -m tests.mutation bot/core/text.py bot/core/render.py   # only these files
+    python -m tests.mutation bot/core/text.py bot/core/messages/render.py   # only these files
     python -m tests.mutation --changed HEAD~3   # only bot/core files changed since that commit
 """
 
@@ -58,8 +58,8 @@ def scores(files: list[str]) -> tuple[dict[str, Score], list[str], list[str]]:
     survivors: list[str] = []
     problems: list[str] = []
     seen: set[str] = set()
-    for meta in sorted(META.glob("*.py.meta")):
-        source = f"bot/core/{meta.name.removesuffix('.meta')}"
+    for meta in sorted(META.rglob("*.py.meta")):
+        source = f"bot/core/{meta.relative_to(META).as_posix().removesuffix('.meta')}"
         if files and source not in files:
             continue
         verdicts = json.loads(meta.read_text())["exit_code_by_key"]

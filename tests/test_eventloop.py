@@ -1,4 +1,4 @@
-"""`bot/eventloop.py`: every command runs on uvloop unless `EVENT_LOOP=asyncio` says otherwise."""
+"""`bot/runtime/eventloop.py`: every command runs on uvloop unless `EVENT_LOOP=asyncio` says otherwise."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 import pytest
 import uvloop
 
-from bot import eventloop
-from bot.config import load_settings
+from bot.runtime import eventloop
+from bot.runtime.config import load_settings
 
 
 async def _kind() -> tuple[str, str]:
@@ -29,7 +29,7 @@ def test_uvloop_by_default_and_asyncio_on_request() -> None:
 def test_the_setting_reaches_the_loop() -> None:
     """`EVENT_LOOP=asyncio` in the environment: the loop a command gets is asyncio's."""
     code = (
-        "from bot import eventloop; from bot.config import load_settings;"
+        "from bot.runtime import eventloop; from bot.runtime.config import load_settings;"
         "import asyncio\n"
         "async def kind(): return eventloop.running()\n"
         "print(eventloop.run(kind(), load_settings(_env_file=None).event_loop))"

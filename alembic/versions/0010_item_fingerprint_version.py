@@ -1,7 +1,7 @@
 """the fingerprint version each stored item was fingerprinted under
 
 Rows stored before this revision get "" (unknown): the next poll compares their words with the
-new rendering and re-baselines them silently (bot/core/detect.py).
+new rendering and re-baselines them silently (bot/core/detection/detect.py).
 
 Revision ID: 0010
 Revises: 0009

@@ -1,10 +1,10 @@
 """what detection on real feeds needs to remember of an item
 
 `canon_key`, `canon_link`, `canon_title`: hashes an item is found by when its feed re-keys it
-(bot/core/identity.py), each indexed per feed; existing rows get them computed here.
+(bot/core/detection/identity.py), each indexed per feed; existing rows get them computed here.
 `full` and `excerpt_hash`: whether the stored text was the full text, and the summary's hash, so
 an excerpt is compared with an excerpt (unknown for existing rows). `volatile`: places where the
-item's numbers changed before (counters, bot/core/edits.py).
+item's numbers changed before (counters, bot/core/detection/edits.py).
 
 Revision ID: 0015
 Revises: 0014
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 import sqlmodel
 
 from alembic import op
-from bot.core.identity import identity_of
+from bot.core.detection.identity import identity_of
 
 revision: str = "0015"
 down_revision: str | None = "0014"

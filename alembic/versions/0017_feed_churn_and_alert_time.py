@@ -1,6 +1,7 @@
 """a feed's churn count and when its operators were last alerted
 
-`feed.churn_polls`: consecutive polls that stored (almost) every item as new (core/churn.py).
+`feed.churn_polls`: consecutive polls that stored (almost) every item as new
+(core/detection/churn.py).
 `feed.alerted_at`: when the operators were last told about the feed (a feed that keeps moving
 is announced at most once a day).
 

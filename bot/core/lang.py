@@ -1,7 +1,7 @@
 """How the pure core speaks a chat's language without loading catalogs itself.
 
 Every user-facing string is an English gettext message id. The core receives a `Translator`
-(the edge, `bot.i18n`, builds one per language from the Babel catalogs) and defaults to
+(the edge, `bot.runtime.i18n`, builds one per language from the Babel catalogs) and defaults to
 `ENGLISH`, which is the message ids themselves, so the core stays free of I/O and every
 existing English text is unchanged.
 """

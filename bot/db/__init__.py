@@ -1,1 +1,9 @@
-"""Database edge: SQLModel tables, the engine, and store functions that never commit."""
+"""Database edge: SQLModel tables, the engine, and store functions that never commit.
+
+- `tables`: the SQLModel tables (Alembic migrations own the schema)
+- `engine`: engine and session factory
+- `migrate`: Alembic run from code
+- `reserve`: a full disk recognised, with space kept for the writes that free it
+- `runlock`: one poller per SQLite database
+- `store`: storage by domain (its own list)
+"""

@@ -19,8 +19,8 @@ from sqlalchemy import (
 )
 from sqlmodel import Field, SQLModel
 
-from bot.clock import utcnow  # aware UTC; SQLModel keeps it aware on SQLite too
-from bot.core.decide import FeedStatus
+from bot.core.polls.decide import FeedStatus
+from bot.runtime.clock import utcnow  # aware UTC; SQLModel keeps it aware on SQLite too
 
 # Named constraints so batch migrations on SQLite can drop and recreate them.
 SQLModel.metadata.naming_convention = {
@@ -57,11 +57,11 @@ class Feed(SQLModel, table=True):
     # Its own pace (`feed set --interval`; None: POLL_INTERVAL_SECONDS) and its RSS <ttl>.
     interval_seconds: int | None = None
     ttl_seconds: int | None = None
-    # Operator alerts (core/alerts.py): since when it fails, and what operators were told.
+    # Operator alerts (core/polls/alerts.py): since when it fails, and what operators were told.
     failing_since: datetime | None = None
     alert: str | None = Field(default=None, max_length=16)
     alerted_at: datetime | None = None  # when operators were last told (moved: once a day)
-    # Consecutive polls that stored (almost) every item as new (core/churn.py).
+    # Consecutive polls that stored (almost) every item as new (core/detection/churn.py).
     churn_polls: int | None = None
     baseline_done: bool = False
     # Read each new post's page for its article (`feed set --full-text`), and whether the
@@ -103,8 +103,8 @@ class Item(SQLModel, table=True):
     fingerprint_version: str = Field(
         default="", max_length=40, sa_column_kwargs={"server_default": ""}
     )
-    # Found again under a new key by these (core/identity.py): hashes of the canonical id, the
-    # canonical link, and the title with the publication date.
+    # Found again under a new key by these (core/detection/identity.py): hashes of the
+    # canonical id, the canonical link, and the title with the publication date.
     canon_key: str = Field(default="", max_length=64, sa_column_kwargs={"server_default": ""})
     canon_link: str | None = Field(default=None, max_length=64)
     canon_title: str | None = Field(default=None, max_length=64)
@@ -163,9 +163,9 @@ class Chat(SQLModel, table=True):
     language: str | None = Field(default=None, max_length=8, description="None: not chosen yet")
     # /translate on: posts in another language come translated (the operator's model).
     translate: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
-    # /quiet 22:00-07:00 in its time zone: messages held in the window (core/quiet.py).
+    # /quiet 22:00-07:00 in its time zone: messages held in the window (core/rules/quiet.py).
     quiet: str | None = Field(default=None, max_length=11)
-    # /filter all …: field rules for every feed of the chat (core/rules.py).
+    # /filter all …: field rules for every feed of the chat (core/rules/fields.py).
     rules: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     # A private chat managing a channel (/channel): its commands apply to that channel.
     managing: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
@@ -189,7 +189,8 @@ class Subscription(SQLModel, table=True):
     keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
     without_keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
     edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
-    # /edits FEED substantive: False, minor edits (a typo, a word) are not sent (core/weight.py).
+    # /edits FEED substantive: False, minor edits (a typo, a word) are not sent
+    # (core/detection/weight.py).
     minor_edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
     preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
@@ -199,7 +200,7 @@ class Subscription(SQLModel, table=True):
     message_format: str | None = Field(default=None, max_length=16)
     # /summary FEED model: the operator's language model writes the summary (None: extract).
     summary_mode: str | None = Field(default=None, max_length=16)
-    # /filter FEED title:… -author:…: field rules as written (core/rules.py).
+    # /filter FEED title:… -author:…: field rules as written (core/rules/fields.py).
     rules: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     digest: str | None = Field(default=None, max_length=16, description="hourly or daily")

@@ -1,8 +1,31 @@
 """Sequencing: each service reads from storage, calls the pure core, and writes back, in order.
+No PTB here: the same use cases run from a chat, the CLI, a benchmark or a test.
 
-- `polling`: claim → fetch → decide → apply, one poll cycle
-- `catalog`: add, import and move feeds
-- `outbox`: (event | backlog | digest) × audience → outbox rows
-- `delivery`: send the outbox to Telegram
-- `digests`: turn held rows into digest messages when a period ends
+Polling:
+- `scheduler`: the steady schedule, due feeds claimed in small batches
+- `polling`: one poll cycle (claim → fetch → plan → write)
+- `poll_result`: one feed's result, stored in the caller's transaction
+- `articles`: full text, each new post's page read once through the guard
+- `models`: the operator's language model, each new post's texts asked once
+- `cpu`: the small pool CPU-bound parsing runs in
+- `loops`: the background loops every process runs (poll, deliver)
+
+Delivery:
+- `outbox`: the one planner, (event | backlog | digest) × audience → outbox rows
+- `delivery`: the outbox walked to the chats, in order per chat, never losing a message
+- `marks`: "sent" marks written together
+- `retries`: when a failed message is tried again
+- `messenger`: what delivery needs from a chat service, as plain values
+- `digests`: held messages turned into digests when a period ends
+- `quiet`: what quiet hours held, released when the window ends
+
+Chats and feeds:
+- `catalog`: the watched feeds (add, import, move, remove)
+- `discovery`: subscribe by address (a watched feed, a new feed, a page linking feeds)
+- `subscribing`: what a chat follows, and how
+- `chats`: a chat's own settings
+
+Shared:
+- `run`: the one way the async layers reach the database (a thread, a transaction)
+- `wiring`: settings → logging → database (migrated) → fetcher, for every command
 """

@@ -20,19 +20,19 @@ from urllib.parse import urlsplit
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot import metrics
-from bot.clock import Clock
-from bot.config import Settings
-from bot.core.article import Article, extract_article, failed
-from bot.core.decide import FeedState
-from bot.core.discover import looks_like_html
-from bot.core.entries import NotAFeed
-from bot.core.fulltext import pages_to_read
-from bot.core.model import ChangeKind, RawEntry, RawFeed
+from bot.core.feeds.discover import looks_like_html
+from bot.core.feeds.entries import NotAFeed
+from bot.core.messages.article import Article, extract_article, failed
+from bot.core.messages.fulltext import pages_to_read
+from bot.core.polls.decide import FeedState
+from bot.core.types import ChangeKind, RawEntry, RawFeed
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.engine import transaction
-from bot.fetch import Fetcher, FetchError
+from bot.net.fetch import Fetcher, FetchError
+from bot.runtime import metrics
+from bot.runtime.clock import Clock
+from bot.runtime.config import Settings
 from bot.services.cpu import parse_off_loop
 from bot.services.poll_result import PollOutcome
 

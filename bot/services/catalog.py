@@ -15,15 +15,15 @@ from urllib.parse import urlsplit
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot.core.decide import FetchResult
-from bot.core.entries import NotAFeed
-from bot.core.model import RawFeed
-from bot.core.parse import read_feed
+from bot.core.feeds.entries import NotAFeed
+from bot.core.feeds.parse import read_feed
+from bot.core.polls.decide import FetchResult
+from bot.core.types import RawFeed
 from bot.core.urls import shown_url, url_problem
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.reserve import freeing_write
-from bot.fetch import FetchError, RequestBudget
+from bot.net.fetch import FetchError, RequestBudget
 from bot.services import run
 from bot.services.cpu import parse_off_loop
 from bot.services.poll_result import PollOutcome

@@ -28,13 +28,13 @@ from enum import StrEnum
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot import metrics
-from bot.clock import Clock, utcnow
-from bot.core.model import MessageKind
-from bot.core.render import to_plain
+from bot.core.messages.render import to_plain
+from bot.core.types import MessageKind
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.store import Queued
+from bot.runtime import metrics
+from bot.runtime.clock import Clock, utcnow
 from bot.services import run
 from bot.services.marks import SentMarks
 from bot.services.messenger import Messenger, Outgoing, Reply

@@ -13,10 +13,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Engine
 
-from bot.clock import Clock, utcnow
-from bot.core.digest import is_due
+from bot.core.messages.digest import is_due
 from bot.db import store
 from bot.db.engine import transaction
+from bot.runtime.clock import Clock, utcnow
 from bot.services.outbox import plan_digest
 
 log = logging.getLogger(__name__)

@@ -1,5 +1,5 @@
 """Subscribe by address: is what someone sent a watched feed, a new feed, or a web page that
-links to feeds? (The rules for reading a page are pure, in `bot.core.discover`.)
+links to feeds? (The rules for reading a page are pure, in `bot.core.feeds.discover`.)
 
 Every fetch goes through the catalog with `trusted=False`, so through the SSRF guard: a page
 cannot point the bot at a private address, however it links. One search is bounded in every
@@ -20,22 +20,22 @@ from dataclasses import dataclass, field
 
 from sqlmodel import Session
 
-from bot.core.decide import FetchResult
-from bot.core.discover import (
+from bot.core.detection.identity import canonical_url
+from bot.core.feeds.discover import (
     FeedLink,
     common_feed_urls,
     feed_links,
     looks_like_html,
     with_scheme,
 )
-from bot.core.entries import NotAFeed
-from bot.core.identity import canonical_url
-from bot.core.model import RawFeed
-from bot.core.parse import read_feed
+from bot.core.feeds.entries import NotAFeed
+from bot.core.feeds.parse import read_feed
+from bot.core.polls.decide import FetchResult
+from bot.core.types import RawFeed
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.store import FeedView
-from bot.fetch import RequestBudget
+from bot.net.fetch import RequestBudget
 from bot.services.catalog import AddError, Catalog, FeedAddError
 from bot.services.cpu import parse_off_loop
 

@@ -17,10 +17,10 @@ from typing import Any
 
 from sqlmodel import Session
 
-from bot import metrics
-from bot.clock import Clock, utcnow
 from bot.db import store
 from bot.db.reserve import disk_full, keep_reserve
+from bot.runtime import metrics
+from bot.runtime.clock import Clock, utcnow
 from bot.services.delivery import Deliverer
 from bot.services.digests import run_digests
 from bot.services.polling import Poller

@@ -22,14 +22,9 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot import metrics
-from bot.clock import Clock
-from bot.config import Settings
-from bot.core.article import Article
-from bot.core.decide import FeedState
-from bot.core.entries import NotAFeed
-from bot.core.model import RawEntry, RawFeed, Reader
-from bot.core.modeltext import (
+from bot.core.feeds.entries import NotAFeed
+from bot.core.messages.article import Article
+from bot.core.messages.modeltext import (
     Kind,
     ModelText,
     Written,
@@ -39,12 +34,17 @@ from bot.core.modeltext import (
     prompt,
     read_reply,
 )
-from bot.core.render import to_plain
-from bot.core.summary import summarize
+from bot.core.messages.render import to_plain
+from bot.core.messages.summary import summarize
+from bot.core.polls.decide import FeedState
 from bot.core.text import html_to_text
+from bot.core.types import RawEntry, RawFeed, Reader
 from bot.db import store
 from bot.db.engine import transaction
-from bot.model_api import ModelApi, ModelError
+from bot.net.model_api import ModelApi, ModelError
+from bot.runtime import metrics
+from bot.runtime.clock import Clock
+from bot.runtime.config import Settings
 from bot.services.cpu import parse_off_loop
 
 log = logging.getLogger(__name__)

@@ -11,23 +11,23 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 
-from bot.core import quiet
-from bot.core.alerts import AlertKind, AlertStep, render_alert
-from bot.core.decide import FeedIntent, FeedState
-from bot.core.digest import (
+from bot.core.messages.digest import (
     DIGEST_SUMMARY_COLUMNS,
     DigestEntry,
     one_line,
     render_digest,
     render_new_list,
 )
-from bot.core.model import Change, ChangeKind, FeedInfo, MessageKind, ParsedItem, Reader
-from bot.core.modeltext import ModelText, Written
-from bot.core.render import render_change
-from bot.core.rules import wants
-from bot.core.summary import summarize
+from bot.core.messages.modeltext import ModelText, Written
+from bot.core.messages.render import render_change
+from bot.core.messages.summary import summarize
+from bot.core.polls.alerts import AlertKind, AlertStep, render_alert
+from bot.core.polls.decide import FeedIntent, FeedState
+from bot.core.rules import quiet
+from bot.core.rules.fields import wants
+from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, ParsedItem, Reader
 from bot.db.store import HeldItem, OutboxRow
-from bot.i18n import translator
+from bot.runtime.i18n import translator
 
 
 def plan_changes(

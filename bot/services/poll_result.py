@@ -1,6 +1,6 @@
 """One feed's poll result, stored in the caller's transaction: read → plan → enqueue → write.
 
-Storage is read once (`store.read_poll`), the core plans once (`core/plan.py`: the feed's new
+Storage is read once (`store.read_poll`), the core plans once (`core/polls/plan.py`: the feed's new
 state, re-keys, item writes, changes), the outbox planner turns the changes into messages, and
 storage executes it all once (`store.write_poll`). This module only sequences and logs; the
 poller (`polling.py`) sequences the cycle around it.
@@ -15,17 +15,17 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from bot.config import Settings
-from bot.core.alerts import AlertKind, AlertStep
-from bot.core.article import Article
-from bot.core.decide import FeedIntent, FeedState, FetchResult, PollKind
-from bot.core.entries import NotAFeed
-from bot.core.model import Change, ChangeKind, FeedInfo, MessageKind, RawFeed
-from bot.core.modeltext import Written
-from bot.core.parse import read_feed
-from bot.core.plan import PollPlan, Rules, make_plan
+from bot.core.feeds.entries import NotAFeed
+from bot.core.feeds.parse import read_feed
+from bot.core.messages.article import Article
+from bot.core.messages.modeltext import Written
+from bot.core.polls.alerts import AlertKind, AlertStep
+from bot.core.polls.decide import FeedIntent, FeedState, FetchResult, PollKind
+from bot.core.polls.plan import PollPlan, Rules, make_plan
+from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, RawFeed
 from bot.core.urls import redact_urls
 from bot.db import store
+from bot.runtime.config import Settings
 from bot.services.cpu import parse_off_loop
 from bot.services.outbox import plan_alert, plan_changes
 

@@ -1,6 +1,7 @@
 """One poll cycle, sequenced: claim → fetch → decide → apply.
 
-Fetches run concurrently (bounded). `bot.core.decide` says what each answer means; a quiet poll
+Fetches run concurrently (bounded). `bot.core.polls.decide` says what each answer means; a quiet
+poll
 (304, or the same body) is only noted and written in one batch per cycle; anything else is
 parsed, detected and stored in a worker thread, one transaction per feed, with the outbox rows
 for every chat that wants the changes. A failing feed never affects another, and the event loop
@@ -18,22 +19,22 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot import metrics
-from bot.clock import Clock, utcnow
-from bot.config import Settings
-from bot.core.decide import (
+from bot.core.feeds.entries import NotAFeed
+from bot.core.polls.decide import (
     FeedIntent,
     FeedState,
     FetchResult,
     PollKind,
     decide,
 )
-from bot.core.entries import NotAFeed
-from bot.core.model import ChangeKind, RawFeed
+from bot.core.types import ChangeKind, RawFeed
 from bot.db import store
 from bot.db.engine import transaction, writer
 from bot.db.reserve import disk_full, keep_reserve
-from bot.fetch import Fetcher, FetchError
+from bot.net.fetch import Fetcher, FetchError
+from bot.runtime import metrics
+from bot.runtime.clock import Clock, utcnow
+from bot.runtime.config import Settings
 from bot.services.articles import FullText
 from bot.services.models import ModelWriter
 from bot.services.poll_result import Extras, PollOutcome, apply_result, parsed

@@ -10,10 +10,10 @@ from dataclasses import replace
 
 from sqlalchemy import Engine
 
-from bot.clock import Clock, utcnow
-from bot.core import quiet
+from bot.core.rules import quiet
 from bot.db import store
 from bot.db.engine import transaction
+from bot.runtime.clock import Clock, utcnow
 from bot.services.outbox import plan_digest
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.clock import Clock
 from bot.db.store import Queued
+from bot.runtime.clock import Clock
 
 log = logging.getLogger("bot.services.delivery")
 PROBE_SECONDS = 10.0  # how long one answer (or silence) of getMe stands for Telegram's state

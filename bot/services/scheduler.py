@@ -6,7 +6,7 @@ At 100,000 feeds every 5 minutes the rate swung between 0 and 600 polls/s, the m
 waited 30-40 s, and after a cold start one giant cycle ran past its own leases. Here at most
 `capacity` polls are in flight (waiting on the fetch gate included); whenever half of them have
 finished, and on every tick, the scheduler claims as many due feeds as there is room for and
-the pace allows (`core/pacing.py`: a backlog at a little above the due rate, holes filled with
+the pace allows (`core/polls/pacing.py`: a backlog at a little above the due rate, holes filled with
 feeds due shortly), oldest first. Quiet polls (304, the same body) are written in one batch
 per tick.
 Several workers share the load through the same leases: each claims only what it can start now.
@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bot.core.decide import FeedState, PollKind
-from bot.core.model import ChangeKind
-from bot.core.pacing import Pace, due_rate, lookahead_seconds
+from bot.core.polls.decide import FeedState, PollKind
+from bot.core.polls.pacing import Pace, due_rate, lookahead_seconds
+from bot.core.types import ChangeKind
 from bot.db import store
 from bot.db.reserve import disk_full
 from bot.services import run
@@ -155,7 +155,7 @@ class Scheduler:
 
     async def step(self) -> int:
         """Write the quiet polls so far, then claim and start as many due feeds as there is
-        room for and the pace allows (`core/pacing.py`); in a hole in the schedule, feeds due
+        room for and the pace allows (`core/polls/pacing.py`); in a hole in the schedule, feeds due
         shortly. Returns how many were claimed."""
         await self.flush(now=False)
         if self.pace is None:

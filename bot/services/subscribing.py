@@ -12,12 +12,12 @@ from enum import StrEnum
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot.clock import Clock, utcnow
-from bot.core.digest import DigestSchedule
-from bot.core.filters import unknown_categories
-from bot.core.model import CategoryFilter, FeedInfo, KeywordFilter, Reader
+from bot.core.messages.digest import DigestSchedule
+from bot.core.rules.filters import unknown_categories
+from bot.core.types import CategoryFilter, FeedInfo, KeywordFilter, Reader
 from bot.db import store
 from bot.db.store import FeedView
+from bot.runtime.clock import Clock, utcnow
 from bot.services import run
 from bot.services.outbox import plan_backlog
 

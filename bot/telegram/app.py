@@ -24,23 +24,23 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest
 
-from bot.config import Settings
-from bot.fetch import Fetcher
-from bot.i18n import DEFAULT as DEFAULT_LANGUAGE
-from bot.i18n import LANGUAGES, translator
-from bot.runtime import make_fetcher, worker_identity
+from bot.net.fetch import Fetcher
+from bot.runtime.config import Settings
+from bot.runtime.i18n import DEFAULT as DEFAULT_LANGUAGE
+from bot.runtime.i18n import LANGUAGES, translator
 from bot.services.delivery import Deliverer
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher, worker_identity
 from bot.telegram import commands
 from bot.telegram.budget import SharedRateLimiter, buckets_for
 from bot.telegram.buttons import route
 from bot.telegram.commands import adding, channels, membership, operators, start
-from bot.telegram.commands.spec import Who
 from bot.telegram.context import Context, load_managed, throttle
 from bot.telegram.guard import ChatOrderedProcessor, Guard
 from bot.telegram.messenger import TelegramMessenger
 from bot.telegram.request import AiohttpRequest
 from bot.telegram.shared import KEY, Shared
+from bot.telegram.spec import Who
 
 log = logging.getLogger(__name__)
 

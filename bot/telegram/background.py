@@ -16,7 +16,7 @@ from telegram import InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
-from bot.core.paging import split_message
+from bot.core.messages.paging import split_message
 
 log = logging.getLogger(__name__)
 SHOW_AFTER_SECONDS = 1.0

@@ -21,8 +21,8 @@ from sqlalchemy import Engine
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
-from bot import metrics
 from bot.db import store
+from bot.runtime import metrics
 
 log = logging.getLogger(__name__)
 NO_RETRY = {"retries": 0}  # rate_limit_args for callers that handle RetryAfter themselves

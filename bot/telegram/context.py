@@ -21,11 +21,11 @@ from telegram import (
 from telegram.constants import ChatType, ParseMode
 from telegram.ext import Application, ApplicationHandlerStop, CallbackContext, ExtBot
 
-from bot.core.escape import esc
 from bot.core.lang import Translator
-from bot.core.paging import split_message
+from bot.core.messages.escape import esc
+from bot.core.messages.paging import split_message
 from bot.db import store
-from bot.i18n import from_client, translator
+from bot.runtime.i18n import from_client, translator
 from bot.services.chats import ChatCard
 from bot.telegram import texts
 from bot.telegram.guard import Verdict

@@ -8,7 +8,7 @@ The old /help was 2,269 characters of usage lines and told group members to past
 from __future__ import annotations
 
 from bot.core.lang import N_, Translator
-from bot.telegram.commands.spec import CommandTable, Who
+from bot.telegram.spec import CommandTable, Who
 
 INTRO = N_(
     "<b>Feedwatch</b> watches blog feeds and posts here when a new article appears or an "

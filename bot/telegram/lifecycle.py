@@ -25,12 +25,12 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
 from telegram.request import HTTPXRequest
 
-from bot import eventloop, metrics
-from bot.config import Settings, SettingsError
 from bot.db import store
 from bot.db.engine import transaction
-from bot.runlock import acquire_poller_lock
-from bot.runtime import make_fetcher, open_database, settle_heap
+from bot.db.runlock import acquire_poller_lock
+from bot.runtime import eventloop, metrics
+from bot.runtime.config import Settings, SettingsError
+from bot.services.wiring import make_fetcher, open_database, settle_heap
 from bot.telegram.app import build_application, startup
 from bot.telegram.shared import KEY
 from bot.telegram.webhook import WebhookServer

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot.clock import Clock, utcnow
-from bot.config import Settings
+from bot.runtime.clock import Clock, utcnow
+from bot.runtime.config import Settings
 from bot.services import run
 from bot.services.catalog import Catalog
 from bot.services.chats import Chats
@@ -22,9 +22,9 @@ from bot.services.discovery import DiscoveryGate
 from bot.services.loops import Loops
 from bot.services.polling import Poller
 from bot.services.subscribing import Subscriptions
-from bot.telegram.commands.spec import CommandTable
 from bot.telegram.guard import Guard
 from bot.telegram.offers import Offers
+from bot.telegram.spec import CommandTable
 
 T = TypeVar("T")
 KEY = "feedwatch"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.core.escape import esc
-from bot.core.filters import describe, describe_keywords
 from bot.core.lang import Translator
-from bot.core.model import Reader
+from bot.core.messages.escape import esc
+from bot.core.rules.filters import describe, describe_keywords
+from bot.core.types import Reader
 from bot.db.store import FeedView
-from bot.i18n import LANGUAGES
+from bot.runtime.i18n import LANGUAGES
 from bot.telegram.buttons import Action, Button, encode
 
 BACKLOG = 3  # the most posts the "Also the latest" button sends

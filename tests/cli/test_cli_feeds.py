@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from bot.__main__ import main
-from bot.core.opml import parse_opml
+from bot.cli.main import main
+from bot.core.feeds.opml import parse_opml
 from bot.db.engine import make_engine, transaction
 from bot.db.tables import Item, Subscription
 from tests.support.fakes.feed_server import FeedServer

@@ -19,8 +19,8 @@ import bot.core
 
 def _caches() -> list[object]:
     found = []
-    for info in pkgutil.iter_modules(bot.core.__path__):
-        module = importlib.import_module(f"bot.core.{info.name}")
+    for info in pkgutil.walk_packages(bot.core.__path__, "bot.core."):
+        module = importlib.import_module(info.name)
         for value in vars(module).values():
             ours = str(getattr(value, "__module__", "")).startswith("bot.")
             if ours and hasattr(value, "cache_clear") and value not in found:

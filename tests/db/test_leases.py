@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col
 
-from bot.core.decide import FeedState
+from bot.core.polls.decide import FeedState
 from bot.db import store
 from bot.db.engine import make_engine, transaction
 from bot.db.store.leases import claim_page

@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot.core.digest import DigestSchedule, parse_schedule
-from bot.core.model import CategoryFilter, KeywordFilter, Reader
+from bot.core.messages.digest import DigestSchedule, parse_schedule
+from bot.core.types import CategoryFilter, KeywordFilter, Reader
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.store import FeedView

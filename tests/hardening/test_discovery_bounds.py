@@ -16,7 +16,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from bot.fetch import Fetcher, FetchError, FetchLimits, RequestBudget
+from bot.net.fetch import Fetcher, FetchError, FetchLimits, RequestBudget
 from bot.services import discovery
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
@@ -163,7 +163,7 @@ async def test_a_search_has_a_request_budget_and_probes_stay_on_the_site(
     async def elsewhere(request: web.Request) -> web.StreamResponse:
         raise web.HTTPMovedPermanently(f"http://localhost:{port}/third-party{request.path}")
 
-    from bot.core.discover import common_feed_urls
+    from bot.core.feeds.discover import common_feed_urls
 
     probes = common_feed_urls(feeds.url("/blog/"))
     for probe in probes:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.opml import OpmlError, parse_opml
-from bot.core.parse import parse_feed
+from bot.core.feeds.opml import OpmlError, parse_opml
+from bot.core.feeds.parse import parse_feed
 from tests.support.fakes.feed_server import FeedServer
 
 # The CLI runs below are timed (under 2 s) and measured (under 100 MB): they run alone, not beside
@@ -55,7 +55,7 @@ def opml_bomb(prolog: str) -> bytes:
 # Runs the real CLI in a fresh interpreter and reports its peak memory growth and time.
 PROBE = """
 import json, resource, sys, time
-import bot.__main__ as cli
+import bot.cli.main as cli
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
 code = cli.main(sys.argv[1:])

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.detect import detect
-from bot.core.entries import NotAFeed
-from bot.core.model import FeedInfo
-from bot.core.parse import parse_feed
-from bot.core.render import render_change
+from bot.core.detection.detect import detect
+from bot.core.feeds.entries import NotAFeed
+from bot.core.feeds.parse import parse_feed
+from bot.core.messages.render import render_change
+from bot.core.types import FeedInfo
 from tests.support.corpus import corpus_dir
 from tests.support.databases import IN_CI
 from tests.support.telegram_html import assert_valid_telegram_html

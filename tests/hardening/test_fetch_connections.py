@@ -12,7 +12,7 @@ import threading
 import pytest
 from aiohttp import web
 
-from bot.fetch import Fetcher, FetchLimits
+from bot.net.fetch import Fetcher, FetchLimits
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fakes.network import PUBLIC_IP, LoopbackOnly, make_resolver
 from tests.support.fixtures import blog

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.model import Change, ChangeKind, FeedInfo
-from bot.core.parse import parse_feed
-from bot.core.render import render_change
+from bot.core.feeds.parse import parse_feed
+from bot.core.messages.render import render_change
+from bot.core.types import Change, ChangeKind, FeedInfo
 from bot.telegram.buttons import Action, Button, decode, encode
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer

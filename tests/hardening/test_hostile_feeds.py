@@ -16,13 +16,13 @@ from aiohttp import web
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
-from bot.core.entries import MAX_ITEMS
+from bot.core.feeds.entries import MAX_ITEMS
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Delivery, Feed, Item
-from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.fakes import feed_server as fs
 from tests.support.fakes.raw_tcp import RawServer, reset_midway, silent
 from tests.support.fixtures import blog
@@ -280,9 +280,9 @@ async def test_hostile_item_fields(
     assert stored["ctl"].title == "evilgnp.exe [31m red"
     assert stored["dup"].title == "First"
     assert stored["js"].link is None
-    from bot.core.model import Change, ChangeKind, FeedInfo
-    from bot.core.parse import parse_feed
-    from bot.core.render import render_change
+    from bot.core.feeds.parse import parse_feed
+    from bot.core.messages.render import render_change
+    from bot.core.types import Change, ChangeKind, FeedInfo
 
     for item in parse_feed(body).items:
         assert_valid_telegram_html(render_change(Change(ChangeKind.NEW, item), FeedInfo("h", "H")))

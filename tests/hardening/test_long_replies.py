@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.paging import split_message
-from bot.core.render import TELEGRAM_LIMIT, telegram_length
+from bot.core.messages.paging import split_message
+from bot.core.messages.render import TELEGRAM_LIMIT, telegram_length
 from bot.db import store
 from bot.db.engine import transaction
 from tests.support.fakes.bot_api import FakeBotApi

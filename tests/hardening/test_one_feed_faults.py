@@ -13,9 +13,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from bot.db.tables import Feed, Item
-from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.clock import Clock
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures import blog

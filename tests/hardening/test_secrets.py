@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.config import load_settings
-from bot.core.opml import parse_opml
+from bot.core.feeds.opml import parse_opml
 from bot.core.urls import redact_urls, shown_url
-from bot.logs import RedactFilter
+from bot.runtime.config import load_settings
+from bot.runtime.logs import RedactFilter
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures import blog

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from sqlmodel import Session, select
 
-from bot.__main__ import main
+from bot.cli.main import main
 from bot.db.engine import make_engine, transaction
 from bot.db.tables import Feed, Subscription
 from tests.support.fakes.feed_server import FeedServer
@@ -25,9 +25,9 @@ def slugs(url: str) -> dict[str, bool]:
 def test_an_operator_feed_takes_its_name_back_from_a_chat_feed(
     feeds: FeedServer, env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bot.runtime import make_fetcher
     from bot.services.catalog import Catalog
     from bot.services.polling import Poller
+    from bot.services.wiring import make_fetcher
     from tests.support.settings import make_settings
 
     url = env["DATABASE_URL"]

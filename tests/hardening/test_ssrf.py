@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.fetch import Fetcher, FetchError, FetchLimits
-from bot.netguard import ALLOWED_PORTS, is_public
+from bot.net.fetch import Fetcher, FetchError, FetchLimits
+from bot.net.guard import ALLOWED_PORTS, is_public
 from tests.support.fakes.feed_server import FeedServer, redirect
 from tests.support.fakes.network import PUBLIC_IP, LoopbackOnly, make_resolver
 from tests.support.fixtures import blog

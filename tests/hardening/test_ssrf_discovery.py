@@ -4,7 +4,7 @@ links and the probed paths all go through the SSRF guard (the loopback-only netw
 
 from __future__ import annotations
 
-from bot.fetch import Fetcher, FetchLimits
+from bot.net.fetch import Fetcher, FetchLimits
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fakes.network import PUBLIC_IP, LoopbackOnly, make_resolver

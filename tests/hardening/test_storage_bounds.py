@@ -20,14 +20,14 @@ import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from bot.core.churn import CHURN_POLLS, SLOW_MIN_SECONDS
+from bot.core.detection.churn import CHURN_POLLS, SLOW_MIN_SECONDS
 from bot.db.engine import make_engine
 from bot.db.migrate import upgrade
 from bot.db.reserve import RESERVE_BYTES, disk_full, reserve_path
 from bot.db.tables import Delivery, Feed, Item
-from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.clock import Clock
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer

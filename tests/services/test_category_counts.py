@@ -18,9 +18,9 @@ from bot.db import store
 from bot.db.engine import make_engine, transaction
 from bot.db.migrate import alembic_config
 from bot.db.tables import Item
-from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures import blog
 from tests.support.settings import make_settings

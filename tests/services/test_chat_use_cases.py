@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from bot.core.model import CategoryFilter
+from bot.core.types import CategoryFilter
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Delivery

@@ -13,9 +13,9 @@ from sqlmodel import Session, col, select
 from bot.core.text import FINGERPRINT_VERSION, fingerprint
 from bot.db.engine import transaction
 from bot.db.tables import Feed, Item
-from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures import blog
 from tests.support.settings import make_settings

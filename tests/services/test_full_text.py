@@ -16,12 +16,12 @@ from aiohttp import web
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from bot.core.model import ChangeKind
-from bot.core.render import to_plain
+from bot.core.messages.render import to_plain
+from bot.core.types import ChangeKind
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Article, Item
-from bot.fetch import Fetcher, FetchLimits
+from bot.net.fetch import Fetcher, FetchLimits
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
 from tests.support.fakes.feed_server import FeedServer, raw, redirect, status, trickle

@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from bot.core.model import ChangeKind
+from bot.core.types import ChangeKind
 from bot.db.tables import Feed
-from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.settings import make_settings
 

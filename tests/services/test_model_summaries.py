@@ -18,14 +18,14 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from bot.core.model import KeywordFilter
-from bot.core.render import to_plain
+from bot.core.messages.render import to_plain
+from bot.core.types import KeywordFilter
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Item
-from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fakes.model_api import KEY, FakeModelApi
 from tests.support.settings import make_settings

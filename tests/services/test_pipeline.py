@@ -13,10 +13,10 @@ from sqlmodel import Session, select
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Feed, Item
-from bot.fetch import USER_AGENT
-from bot.runtime import make_fetcher
+from bot.net.fetch import USER_AGENT
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.clock import Clock
 from tests.support.fakes.feed_server import FeedServer, hang, raw, redirect, status, trickle
 from tests.support.fixtures import blog

@@ -11,14 +11,14 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from bot.core.plan import make_plan
+from bot.core.polls.plan import make_plan
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Delivery
-from bot.runtime import make_fetcher
 from bot.services import poll_result
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures import blog
 from tests.support.settings import make_settings

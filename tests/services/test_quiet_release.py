@@ -12,10 +12,10 @@ from sqlmodel import Session, select
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Delivery, DeliveryStatus
-from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
 from bot.services.quiet import release_quiet
+from bot.services.wiring import make_fetcher
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures.night import rss
 from tests.support.settings import make_settings

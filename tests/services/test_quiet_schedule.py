@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from bot.core.decide import FeedIntent, FeedStatus, PollKind
+from bot.core.polls.decide import FeedIntent, FeedStatus, PollKind
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Feed

@@ -15,7 +15,7 @@ from datetime import timedelta
 
 import pytest
 
-from bot.__main__ import main
+from bot.cli.main import main
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures import generators as g

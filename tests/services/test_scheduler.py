@@ -14,14 +14,14 @@ from aiohttp import web
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
-from bot.core.pacing import Pace
+from bot.cli.health import check_health
+from bot.core.polls.pacing import Pace
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Feed
-from bot.health import check_health
-from bot.runtime import make_fetcher
 from bot.services.polling import LAST_CYCLE_KEY, Poller
 from bot.services.scheduler import Scheduler
+from bot.services.wiring import make_fetcher
 from tests.support.clock import Clock
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.core.decide import FeedIntent, FeedState, FeedStatus, PollKind
+from bot.core.polls.decide import FeedIntent, FeedState, FeedStatus, PollKind
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

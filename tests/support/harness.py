@@ -13,11 +13,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 from telegram.ext import Application
 
-from bot.config import Settings
 from bot.db import store
 from bot.db.engine import make_engine
-from bot.fetch import Fetcher
-from bot.runtime import make_fetcher
+from bot.net.fetch import Fetcher
+from bot.runtime.config import Settings
+from bot.services.wiring import make_fetcher
 from bot.telegram.app import build_application, startup
 from bot.telegram.shared import KEY, Shared
 from tests.support.fakes.bot_api import FakeBotApi

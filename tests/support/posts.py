@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.core.model import ParsedItem, StoredItem
 from bot.core.text import FINGERPRINT_VERSION, fingerprint
+from bot.core.types import ParsedItem, StoredItem
 
 
 def post(

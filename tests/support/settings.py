@@ -3,7 +3,7 @@ nothing from a developer's .env or environment."""
 
 from __future__ import annotations
 
-from bot.config import Settings, load_settings
+from bot.runtime.config import Settings, load_settings
 
 
 def make_settings(db_url: str, **overrides: object) -> Settings:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine
 
-from bot.core.model import MessageKind
+from bot.core.types import MessageKind
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.store import OutboxRow

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.core.render import telegram_length
+from bot.core.messages.render import telegram_length
 
 ALLOWED = {
     "b",

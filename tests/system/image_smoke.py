@@ -129,7 +129,9 @@ def smoke(image: str, base: str) -> None:
             script.stdout + script.stderr,
         )
         spoken = box.run(
-            "python", "-c", "from bot.i18n import translator as t; print(t('es').gettext('Other'))"
+            "python",
+            "-c",
+            "from bot.runtime.i18n import translator as t; print(t('es').gettext('Other'))",
         )
         check("the translations are installed", spoken.stdout.strip() == "Otros", spoken.stderr)
         for n in (1, 2):

@@ -17,11 +17,11 @@ import pytest
 from sqlalchemy import Engine
 
 from bot import __version__
-from bot.health import check_health
-from bot.runlock import acquire_poller_lock
-from bot.runtime import make_fetcher
+from bot.cli.health import check_health
+from bot.db.runlock import acquire_poller_lock
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.databases import IN_CI
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
@@ -260,7 +260,11 @@ def test_the_image_install_runs_its_entry_commands(tmp_path: Path) -> None:
     health = cli("health", env=clean_env, cwd=workdir, python=python)
     assert health.returncode == 1 and health.stderr == "unhealthy: no poll cycle has finished yet\n"
     catalogs = subprocess.run(  # the wheel carries the translations
-        [python, "-c", "from bot.i18n import translator as t; print(t('es').gettext('Other'))"],
+        [
+            python,
+            "-c",
+            "from bot.runtime.i18n import translator as t; print(t('es').gettext('Other'))",
+        ],
         capture_output=True,
         text=True,
         cwd=workdir,

@@ -90,7 +90,7 @@ def test_start_up_collects_its_garbage_then_hides_the_rest_from_the_collector() 
     import gc
     import weakref
 
-    from bot.runtime import settle_heap
+    from bot.services.wiring import settle_heap
 
     class Node:
         peer: object = None

@@ -17,9 +17,9 @@ from sqlmodel import Session
 from bot.db import store
 from bot.db.engine import make_engine, transaction
 from bot.db.tables import Feed
-from bot.runtime import make_fetcher
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
+from bot.services.wiring import make_fetcher
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures import blog

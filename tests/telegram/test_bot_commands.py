@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlmodel import Session, select
 
-from bot.core.render import telegram_length
+from bot.core.messages.render import telegram_length
 from bot.db import store
 from bot.db.tables import Chat, Subscription
 from tests.support.fakes.bot_api import FakeBotApi

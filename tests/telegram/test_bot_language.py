@@ -14,7 +14,7 @@ from sqlmodel import Session
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Chat
-from bot.i18n import translator
+from bot.runtime.i18n import translator
 from bot.services.digests import run_digests
 from bot.telegram import texts
 from tests.support.fakes.bot_api import FakeBotApi

@@ -130,7 +130,7 @@ async def test_subscribe_inside_a_forum_topic_delivers_into_it(
 async def test_export_sends_the_chats_subscriptions_as_opml(
     bot: RunningBot, bot_api: FakeBotApi
 ) -> None:
-    from bot.core.opml import parse_opml
+    from bot.core.feeds.opml import parse_opml
 
     assert "no subscriptions to export" in await ask(bot_api, "/export")
     await command(bot_api, "/subscribe lumen", CHAT)

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlmodel import Session
 
-from bot.__main__ import main
+from bot.cli.main import main
 from bot.db import store
 from bot.db.engine import make_engine, transaction
 from tests.support.fakes.bot_api import FakeBotApi

@@ -14,9 +14,9 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
 from bot.core.lang import ENGLISH
-from bot.core.model import Change, ChangeKind, FeedInfo, ParsedItem, TextDiff
-from bot.core.render import render_change
-from bot.i18n import LANGUAGES, from_client, parse_choice, translator
+from bot.core.messages.render import render_change
+from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem, TextDiff
+from bot.runtime.i18n import LANGUAGES, from_client, parse_choice, translator
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "bot" / "locale"

@@ -17,7 +17,7 @@ from telegram import LinkPreviewOptions, ReplyParameters
 from telegram.constants import ParseMode
 from telegram.ext import ExtBot
 
-from bot import metrics
+from bot.runtime import metrics
 from bot.services.messenger import Outgoing, Reply
 from bot.telegram.budget import MemoryBuckets, SharedRateLimiter
 from bot.telegram.messenger import TelegramMessenger

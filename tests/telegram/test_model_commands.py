@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.__main__ import main
+from bot.cli.main import main
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fakes.model_api import KEY, FakeModelApi

@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, col, select
 
-from bot.core.identity import identity_of
+from bot.core.detection.identity import identity_of
 from bot.db.tables import Delivery, Item
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer

@@ -9,12 +9,12 @@ import ast
 import inspect
 from pathlib import Path
 
-from bot.i18n import translator
+from bot.runtime.i18n import translator
 from bot.services.catalog import AddError
 from bot.telegram import help_screen, texts
 from bot.telegram.buttons import SHAPES, Action, Button, decode, encode
 from bot.telegram.commands import BUTTONS, TABLE
-from bot.telegram.commands.spec import Command, CommandTable, Who
+from bot.telegram.spec import Command, CommandTable, Who
 
 ROOT = Path(__file__).resolve().parents[2] / "bot" / "telegram"
 NAMING = {"usage": 0, "setting_command": 1, "find_feed": 2}  # where the command name is

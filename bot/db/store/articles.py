@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import delete, insert
 from sqlmodel import Session, col, select
 
-from bot.core.article import Article as ArticleValue
+from bot.core.messages.article import Article as ArticleValue
 from bot.db.store.statements import run, table
 from bot.db.tables import Article, Feed, Item
 

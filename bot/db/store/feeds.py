@@ -9,8 +9,8 @@ from sqlalchemy import bindparam, delete, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from bot.core.alerts import AlertStep
-from bot.core.decide import FeedIntent, FeedState, FeedStatus
+from bot.core.polls.alerts import AlertStep
+from bot.core.polls.decide import FeedIntent, FeedState, FeedStatus
 from bot.db.store.statements import columns, run, table
 from bot.db.tables import Delivery, Feed, FeedCategory, Item, Subscription
 

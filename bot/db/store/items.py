@@ -11,10 +11,10 @@ from sqlalchemy import BindParameter, bindparam, delete, func, insert, or_, upda
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from bot.core.fulltext import with_article
-from bot.core.model import Identity, ParsedItem, StoredItem
-from bot.core.plan import ItemWrite, WriteKind
+from bot.core.messages.fulltext import with_article
+from bot.core.polls.plan import ItemWrite, WriteKind
 from bot.core.text import FINGERPRINT_VERSION
+from bot.core.types import Identity, ParsedItem, StoredItem
 from bot.db.store.articles import articles_of
 from bot.db.store.statements import columns, run, table
 from bot.db.tables import Delivery, FeedCategory, Item
@@ -110,7 +110,8 @@ def identity_candidates(
     session: Session, *, feed_id: int, identities: Sequence[Identity], present: Iterable[str]
 ) -> list[StoredItem]:
     """Stored items of the feed, absent from the document, that share an identity hash with
-    one of its unseen entries (core/identity.py decides which really are the same post)."""
+    one of its unseen entries (core/detection/identity.py decides which really are the same
+    post)."""
     keys = {i.canon_key for i in identities if i.canon_key}
     links = {i.canon_link for i in identities if i.canon_link}
     titles = {i.canon_title for i in identities if i.canon_title}
@@ -151,7 +152,7 @@ def rekey_items(session: Session, *, feed_id: int, moves: Sequence[tuple[str, st
 def write_items(
     session: Session, *, feed_id: int, writes: Sequence[ItemWrite], now: datetime
 ) -> None:
-    """Execute a poll plan's item writes (`core/plan.py` decided each one's kind). Core
+    """Execute a poll plan's item writes (`core/polls/plan.py` decided each one's kind). Core
     statements, not ORM objects: most items of a poll only need `last_seen_at`."""
     fresh: list[dict[str, object]] = []
     seen: list[str] = []

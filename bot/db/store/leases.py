@@ -14,7 +14,7 @@ from sqlalchemy import ColumnElement, func, or_, update
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
 
-from bot.core.decide import FeedState, FeedStatus
+from bot.core.polls.decide import FeedState, FeedStatus
 from bot.db.store.feeds import STATE_COLUMNS
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Feed
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import delete, insert
 from sqlmodel import Session, col, select, update
 
-from bot.core.modeltext import ModelText as Text
+from bot.core.messages.modeltext import ModelText as Text
 from bot.db.store.statements import run, table
 from bot.db.tables import Chat, ModelText, Subscription
 

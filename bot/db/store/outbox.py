@@ -11,8 +11,8 @@ from sqlalchemy import Connection, bindparam, func, insert, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from bot.core.article import Article as ArticleValue
-from bot.core.model import MessageKind
+from bot.core.messages.article import Article as ArticleValue
+from bot.core.types import MessageKind
 from bot.db.store.articles import articles_of
 from bot.db.store.statements import columns, run, table
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Item, Subscription

@@ -1,5 +1,5 @@
 """One poll of one feed, for storage: everything the plan needs read in one call, and the plan
-executed in one call (`core/plan.py` decides; nothing here does)."""
+executed in one call (`core/polls/plan.py` decides; nothing here does)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from dataclasses import replace
 
 from sqlmodel import Session
 
-from bot.core.identity import identity_of
-from bot.core.model import RawEntry
-from bot.core.plan import Known, PollPlan
+from bot.core.detection.identity import identity_of
+from bot.core.polls.plan import Known, PollPlan
+from bot.core.types import RawEntry
 from bot.db.store.articles import save_articles
 from bot.db.store.feeds import apply_intent, feed_states
 from bot.db.store.items import (

@@ -15,8 +15,8 @@ from sqlalchemy import bindparam, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from bot.core.digest import DigestSchedule
-from bot.core.model import CategoryFilter, KeywordFilter, Reader
+from bot.core.messages.digest import DigestSchedule
+from bot.core.types import CategoryFilter, KeywordFilter, Reader
 from bot.db.store.feeds import FeedView, _view
 from bot.db.store.outbox import cancel_queued
 from bot.db.store.statements import run, table

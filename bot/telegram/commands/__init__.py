@@ -1,6 +1,6 @@
 """Chat commands, one module per area. A new command is declared once, in its area's
-`COMMANDS` (`spec.Command`: name, handler, menu line, usage, who may use it); `app.py` wires
-the table below, the menu and /help read it.
+`COMMANDS` (`bot.telegram.spec.Command`: name, handler, menu line, usage, who may use it);
+`app.py` wires the table below, the menu and /help read it.
 
 - `start`: /start (and its deep links), /help, /feeds (+ operators' full-text switches)
 - `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ and
@@ -16,6 +16,7 @@ the table below, the menu and /help read it.
 - `language`: /language (+ its buttons)
 - `operators`: /addfeed, /removefeed, OPML files (operators only)
 - `membership`: the bot added or removed, group upgrades, the error handler
+- `common`: what several areas' handlers share (feed lookup, admin checks, replies)
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from bot.telegram.commands import (
     start,
     subscriptions,
 )
-from bot.telegram.commands.spec import CommandTable, Handler
+from bot.telegram.spec import CommandTable, Handler
 
 TABLE = CommandTable(
     (

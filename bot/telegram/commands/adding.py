@@ -9,9 +9,9 @@ import logging
 
 from telegram import InlineKeyboardMarkup, Message, Update
 
-from bot.core.discover import looks_like_url
-from bot.core.escape import esc
+from bot.core.feeds.discover import looks_like_url
 from bot.core.lang import Translator
+from bot.core.messages.escape import esc
 from bot.core.urls import shown_url
 from bot.db import store
 from bot.services.catalog import AddError, AddLimits, AlreadyWatched, FeedAddError

@@ -18,14 +18,14 @@ from telegram import (
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 
-from bot.core.escape import esc
 from bot.core.lang import N_
+from bot.core.messages.escape import esc
 from bot.db import store
 from bot.services.chats import ChatCard
 from bot.telegram import texts
-from bot.telegram.commands.spec import Command, Who
 from bot.telegram.context import Context
 from bot.telegram.rights import channel_problem
+from bot.telegram.spec import Command, Who
 
 log = logging.getLogger(__name__)
 

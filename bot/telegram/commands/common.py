@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 
-from bot.core.escape import esc
 from bot.core.lang import Translator
+from bot.core.messages.escape import esc
 from bot.db import store
 from bot.db.store import FeedView
 from bot.services.subscribing import Subscribed

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.core.digest import DigestMode, DigestSchedule, DigestSyntaxError, parse_schedule
-from bot.core.escape import esc
 from bot.core.lang import N_, then
+from bot.core.messages.digest import DigestMode, DigestSchedule, DigestSyntaxError, parse_schedule
+from bot.core.messages.escape import esc
 from bot.telegram.commands.common import not_subscribed, setting_command
-from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context
+from bot.telegram.spec import Command
 
 
 async def cmd_digest(update: Update, context: Context) -> None:

@@ -11,17 +11,17 @@ from dataclasses import replace
 from sqlmodel import Session
 from telegram import Update
 
-from bot.core.escape import esc
-from bot.core.filters import FilterSyntaxError, describe, parse_filter
 from bot.core.lang import N_, Translator, then
-from bot.core.model import CategoryFilter, ParsedItem, Reader
-from bot.core.rules import looks_like_rules, parse_rules, reason, written
+from bot.core.messages.escape import esc
+from bot.core.rules.fields import looks_like_rules, parse_rules, reason, written
+from bot.core.rules.filters import FilterSyntaxError, describe, parse_filter
 from bot.core.text import shorten
+from bot.core.types import CategoryFilter, ParsedItem, Reader
 from bot.db import store
 from bot.db.store import FeedView
 from bot.telegram.commands.common import not_subscribed, setting_command
-from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context
+from bot.telegram.spec import Command
 
 TESTED = 20  # the feed's latest posts the filter test reads
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.core.lang import N_
-from bot.i18n import LANGUAGES, parse_choice, translator
+from bot.runtime.i18n import LANGUAGES, parse_choice, translator
 from bot.telegram import texts
 from bot.telegram.commands.common import pressed
-from bot.telegram.commands.spec import Command
 from bot.telegram.commands.subscriptions import edit
 from bot.telegram.context import Context
+from bot.telegram.spec import Command
 from bot.telegram.views import language_keyboard
 
 

@@ -9,7 +9,7 @@ from telegram import ChatMember, ChatMemberUpdated, Update
 from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
 
-from bot.i18n import from_client, translator
+from bot.runtime.i18n import from_client, translator
 from bot.services.chats import ChatCard
 from bot.telegram import help_screen, texts
 from bot.telegram.context import Context

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.core.escape import esc
 from bot.core.lang import N_
+from bot.core.messages.escape import esc
 from bot.telegram import texts
 from bot.telegram.commands.common import not_subscribed, setting_command
-from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context
+from bot.telegram.spec import Command
 
 SUMMARY_MODES = {
     "model": texts.SUMMARY_MODEL,

@@ -8,15 +8,15 @@ import logging
 
 from telegram import Update
 
-from bot.core.escape import esc
+from bot.core.feeds.opml import OpmlError, parse_opml
 from bot.core.lang import N_
-from bot.core.opml import OpmlError, parse_opml
+from bot.core.messages.escape import esc
 from bot.core.urls import shown_url
 from bot.services.catalog import FeedAddError
 from bot.telegram import background, texts
 from bot.telegram.commands.adding import explain
-from bot.telegram.commands.spec import Command, Who
 from bot.telegram.context import Context
+from bot.telegram.spec import Command, Who
 
 log = logging.getLogger(__name__)
 

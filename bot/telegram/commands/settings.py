@@ -8,22 +8,22 @@ from zoneinfo import available_timezones
 
 from telegram import Update
 
-from bot.core.escape import esc
-from bot.core.filters import (
+from bot.core.lang import N_, then
+from bot.core.messages.escape import esc
+from bot.core.rules.filters import (
     FilterSyntaxError,
     describe_keywords,
     parse_keywords,
 )
-from bot.core.lang import N_, then
-from bot.core.model import KeywordFilter
-from bot.core.quiet import QuietSyntaxError, parse_quiet
+from bot.core.rules.quiet import QuietSyntaxError, parse_quiet
+from bot.core.types import KeywordFilter
 from bot.services.subscribing import Switch
 from bot.telegram.buttons import Action
 from bot.telegram.commands.common import not_subscribed, pressed, setting_command
 from bot.telegram.commands.filters import filter_test
-from bot.telegram.commands.spec import Command
 from bot.telegram.commands.subscriptions import current_list, edit
 from bot.telegram.context import Context
+from bot.telegram.spec import Command
 
 
 async def cmd_keywords(update: Update, context: Context) -> None:

@@ -5,15 +5,15 @@ from __future__ import annotations
 from telegram import InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
 
-from bot.core.escape import esc
 from bot.core.lang import N_
-from bot.core.schedule import format_duration
+from bot.core.messages.escape import esc
+from bot.core.polls.schedule import format_duration
 from bot.db import store
 from bot.telegram import help_screen, texts
 from bot.telegram.commands import adding, subscriptions
 from bot.telegram.commands.common import pressed
-from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context, example_feed
+from bot.telegram.spec import Command
 from bot.telegram.views import START_FEEDS, feed_keyboard, full_text_keyboard
 
 

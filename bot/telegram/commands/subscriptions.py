@@ -9,20 +9,20 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
-from bot.core.discover import looks_like_url
-from bot.core.escape import esc
+from bot.core.feeds.discover import looks_like_url
+from bot.core.feeds.opml import OpmlFeed, render_opml
 from bot.core.lang import N_
-from bot.core.opml import OpmlFeed, render_opml
-from bot.core.paging import split_message
-from bot.core.render import TELEGRAM_LIMIT
+from bot.core.messages.escape import esc
+from bot.core.messages.paging import split_message
+from bot.core.messages.render import TELEGRAM_LIMIT
 from bot.core.urls import shown_url
 from bot.db import store
 from bot.db.store import FeedView
 from bot.telegram import texts
 from bot.telegram.commands import adding
 from bot.telegram.commands.common import find_feed, pressed, subscription_answer, topic_of
-from bot.telegram.commands.spec import Command
 from bot.telegram.context import Context
+from bot.telegram.spec import Command
 from bot.telegram.views import BACKLOG, list_view, page_of
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 
-from bot.netguard import Resolver
+from bot.net.guard import Resolver
 
 PUBLIC_IP = "93.184.216.34"  # stands for "somewhere on the internet"; mapped to loopback below
 

@@ -1,0 +1,119 @@
+"""`preview URL_OR_FILE [--model]` and the messages a dry run prints: what chats would read,
+as plain text, without a database."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from bot.core.feeds.entries import NotAFeed
+from bot.core.feeds.parse import parse_feed
+from bot.core.messages.digest import render_new_list
+from bot.core.messages.modeltext import Kind, prompt, read_reply
+from bot.core.messages.render import render_change, to_plain
+from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
+from bot.net.fetch import FetchError
+from bot.runtime.config import Settings
+from bot.services.poll_result import PollOutcome
+from bot.services.wiring import make_fetcher
+
+
+class PreviewError(Exception):
+    """Printed as one line by the command line."""
+
+
+def _read_local(path: Path, limit: int) -> bytes | None:
+    if not path.is_file():
+        return None
+    with path.open("rb") as handle:
+        return handle.read(limit)
+
+
+def print_messages(outcome: PollOutcome, max_new: int) -> None:
+    """Each event of a dry run: a `[new]`/`[edited]` line, then the message a chat without
+    filters would get, as plain text and indented (a flood of new posts is one `[list]`)."""
+    info = FeedInfo(slug=outcome.slug, title=outcome.feed_title or outcome.slug)
+    fresh = [c for c in outcome.changes if c.kind is ChangeKind.NEW]
+    flood = len(fresh) > max_new
+    if flood:
+        print(
+            f"[list] {outcome.slug}: {len(fresh)} new posts in one message "
+            f"(more than MAX_NEW_PER_POLL={max_new})"
+        )
+        for text in render_new_list(info.title, [c.item for c in fresh]):
+            print(_indented(to_plain(text)))
+    for change in outcome.changes:
+        if not (flood and change.kind is ChangeKind.NEW):
+            print(format_event(outcome.slug, change))
+            print(_indented(to_plain(render_change(change, info))))
+
+
+def _indented(text: str) -> str:
+    return "\n".join(f"    {line}" if line else "" for line in text.splitlines()) + "\n"
+
+
+def format_event(slug: str, change: Change) -> str:
+    item = change.item
+    line = f"[{change.kind.value}] {slug}: {item.title}"
+    if item.link:
+        line += f" <{item.link}>"
+    return line
+
+
+async def preview(
+    settings: Settings, source: str, limit: int, model: bool = False, language: str = "en"
+) -> int:
+    """The newest items' messages; with `model`, what the operator's model writes for each."""
+    if model and not settings.model_api_url:
+        raise PreviewError("--model needs a language model: set MODEL_API_URL and MODEL_NAME")
+    headers: dict[str, str] = {}
+    local = await asyncio.to_thread(_read_local, Path(source), settings.max_feed_bytes)
+    if local is not None:
+        body = local
+    else:
+        async with make_fetcher(settings) as fetcher:
+            try:
+                result = await fetcher.fetch(source, trusted=True)
+            except FetchError as exc:
+                raise PreviewError(f"cannot fetch {source}: {exc}") from None
+        if result.status != 200:
+            raise PreviewError(f"cannot fetch {source}: HTTP {result.status}")
+        body, headers = result.body, result.headers
+    try:
+        parsed = await asyncio.to_thread(parse_feed, body, headers)
+    except NotAFeed as exc:
+        raise PreviewError(f"{source} is {exc}") from None
+    info = FeedInfo(slug="preview", title=parsed.title)
+    newest = sorted(
+        parsed.items,
+        key=lambda i: (
+            i.published is not None,
+            i.published.timestamp() if i.published else 0.0,
+            -i.position,
+        ),
+        reverse=True,
+    )[: max(limit, 0)]
+    print(f"{parsed.title or source}: {len(parsed.items)} items\n")
+    for item in newest:
+        print(to_plain(render_change(Change(ChangeKind.NEW, item), info)))
+        if model:
+            print("\n" + await _model_summary(settings, item, language))
+        print("\n" + "-" * 40 + "\n")
+    return 0
+
+
+async def _model_summary(settings: Settings, item: ParsedItem, language: str) -> str:
+    """What the model writes for this post in `language` (asked now, not cached)."""
+    from bot.net.model_api import ModelApi, ModelError
+
+    api = ModelApi(settings)
+    try:
+        reply = await api.complete(prompt(Kind.SUMMARY, language, item.title, item.text))
+    except ModelError as exc:
+        return f"[model: {exc}]"
+    finally:
+        await api.aclose()
+    written = read_reply(reply, item.link)
+    if written is None or not written.summary:
+        return "[model: an empty answer once cleaned]"
+    return f"[model, {language}] {written.summary}"

@@ -1,0 +1,122 @@
+"""What every feed format's entries come down to: one key, bounded fields, the raw HTML's hash.
+
+feedparser's RSS and Atom (`parse.py`) and JSON Feed (`jsonfeed.py`) both build their entries
+here, so every format obeys the same limits and the same identity rule.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable
+from datetime import datetime
+from html import unescape
+
+from bot.core.text import clean_inline
+from bot.core.types import RawEntry
+from bot.core.urls import safe_link
+
+MAX_TITLE_CHARS = 1000
+# Real feeds carry 10-50 items; a document with thousands is hostile or broken. Only the first
+# (newest) ones are read, which bounds the time and memory one poll can take.
+MAX_ITEMS = 1000
+MAX_KEY_CHARS = 1000
+MAX_AUTHOR_CHARS = 200
+MAX_CATEGORY_CHARS = 100
+MAX_CATEGORIES = 50
+# html2text is pure Python and slow on huge inputs (a hostile item of 1 MB of entity references
+# took a second); no real post needs more markup than this to yield 100,000 characters of text.
+# Everything that reads an item's markup (text, excerpt hash) reads only this much of it.
+MAX_HTML_CHARS = 400_000
+# The first image is near the top of a post; no need to scan a huge body for one.
+MAX_IMAGE_SCAN_CHARS = 20_000
+_TAG = re.compile(r"<[^>]*>")
+_NOT_A_WORD = re.compile(r"[\W_]+")
+_IMG_SRC = re.compile(r"""<img\b[^>]*?\ssrc\s*=\s*["']([^"'<>]+)["']""", re.IGNORECASE)
+
+
+class NotAFeed(ValueError):
+    """The body parsed into nothing feed-like (an HTML error page, other JSON, garbage)."""
+
+
+def item_key(candidates: Iterable[object], title: str, published: datetime | None) -> str:
+    """The first non-blank candidate (the GUID/id, then the link), else a hash of title and
+    date: stable across polls."""
+    for candidate in candidates:
+        # A NUL is no part of any real id, and PostgreSQL refuses to store one.
+        text = str(candidate).replace("\x00", "").strip() if candidate is not None else ""
+        if text:
+            return text[:MAX_KEY_CHARS]
+    stamp = published.isoformat() if published else ""
+    digest = hashlib.sha256(f"{title}\x1f{stamp}".encode()).hexdigest()
+    return f"sha256:{digest}"
+
+
+def categories(terms: Iterable[object]) -> tuple[str, ...]:
+    """Distinct non-empty names (case-insensitively), each and all of them bounded."""
+    names: dict[str, str] = {}
+    for term in terms:
+        name = clean_inline(str(term or ""))[:MAX_CATEGORY_CHARS]
+        if name and name.casefold() not in names:
+            names[name.casefold()] = name
+    return tuple(names.values())[:MAX_CATEGORIES]
+
+
+def raw_entry(
+    *,
+    key: str,
+    title: str,
+    link: str | None,
+    author: object,
+    published: datetime | None,
+    terms: Iterable[object],
+    html: str,
+    position: int,
+    images: Iterable[object] = (),
+    full: bool = True,
+    summary: str = "",
+) -> RawEntry:
+    """`images` are candidate image URLs, best first: the first absolute http(s) one is kept,
+    else the first `<img>` of the HTML. `full` says `html` is the full text; `summary` is the
+    entry's own excerpt beside it (hashed, so a later excerpt-only item is compared with it)."""
+    content_hash = _sha256(html)
+    if not full:
+        excerpt_hash: str | None = excerpt_key(html)
+    else:
+        excerpt_hash = excerpt_key(summary) if summary.strip() and summary != html else None
+    return RawEntry(
+        key=key,
+        title=title,
+        link=link,
+        author=clean_inline(str(author or ""))[:MAX_AUTHOR_CHARS] or None,
+        published=published,
+        categories=categories(terms),
+        html=html,
+        content_hash=content_hash,
+        position=position,
+        image=first_image((*images, *_IMG_SRC.findall(html[:MAX_IMAGE_SCAN_CHARS]))),
+        full=full,
+        excerpt_hash=excerpt_hash,
+        excerpt=summary[:MAX_HTML_CHARS] if full and excerpt_hash is not None else "",
+    )
+
+
+def excerpt_key(html: str) -> str:
+    """A summary's letters and digits, hashed: the same excerpt whatever its markup."""
+    text = unescape(_TAG.sub(" ", html[:MAX_HTML_CHARS]))
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return _sha256(_NOT_A_WORD.sub("", text))
+
+
+def _sha256(html: str) -> str:
+    return hashlib.sha256(html.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def first_image(candidates: Iterable[object]) -> str | None:
+    for candidate in candidates:
+        if isinstance(candidate, str):
+            link = safe_link(unescape(candidate))
+            if link is not None:
+                return link
+    return None

@@ -1,0 +1,13 @@
+"""What a chat reads: a post's summary and the Telegram HTML around it.
+
+- `blocks`: a post's HTML as the blocks a reader sees
+- `boilerplate`: which opening blocks are the author's summary, the lede, or noise
+- `summary`: the summary a message shows
+- `render`: a change → a Telegram message
+- `digest`: a period's posts → one digest message
+- `paging`: a long reply split into messages Telegram accepts
+- `escape`: the one escape for Telegram HTML
+- `article`: a post's web page → its article (full text)
+- `fulltext`: which pages to read, and how an article joins its post
+- `modeltext`: what the operator's language model is asked and how its answer is read
+"""

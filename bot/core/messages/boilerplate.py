@@ -1,0 +1,202 @@
+"""What a post's opening blocks are: the author's own summary, the lede, or noise.
+
+Measured on real posts (WordPress, Ghost, Substack, Medium, Hugo, Blogger, podcasts, news CMSs):
+many open with a byline, an image credit or caption, "Originally published at …", a table of
+contents, a share or "listen to this article" line, or a subscription prompt, and excerpts end
+in "Read more" or "[…]". None of it says what the post is about. Some posts say it themselves,
+in a TL;DR or a "Summary" / "Key takeaways" list near the top, or in a hand-written excerpt.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+from bot.core.messages.blocks import Block, Run, head_runs
+from bot.core.text import words_of
+
+SUMMARY_WITHIN = 8  # the author's summary is among the first content blocks
+_LABELS = frozenset(
+    {"summary", "key takeaways", "takeaways", "key points", "in brief", "in short", "brief",
+     "highlights", "at a glance", "the short version", "short version", "tl;dr", "tldr",
+     "tl;dr;", "too long; didn't read", "executive summary", "overview", "what's new",
+     "resumen", "en resumen", "puntos clave", "摘要", "总结", "概要", "要点", "まとめ", "要約"}
+)  # fmt: skip
+_TLDR = re.compile(r"^\W{0,3}(?:tl;?\s?dr|tldr)\W{0,3}[:：.\-–—]?\s*", re.IGNORECASE)
+_LABELLED = re.compile(
+    r"^(?:summary|in brief|in short|key takeaway|bottom line|the gist)\s*[:：]\s*(?=\S)",
+    re.IGNORECASE,
+)
+_TOC = frozenset(
+    {"table of contents", "contents", "in this article", "in this post", "on this page",
+     "in this guide", "toc", "jump to", "目录", "目次", "índice", "contenido"}
+)  # fmt: skip
+_NOISE_SHAPES = (
+    # bylines
+    r"(?:by|posted by|written by|words by|author|autor|von|por|par|story by)\s*[:\s]\s*\S.{0,80}",
+    # image credits
+    r"(?:image|images|photo|photos|photograph|picture|pictures|credit|credits|source"
+    r"|illustration|cover|cover image|header image|featured image|hero image|foto|fotos"
+    r"|imagen|bild)(?: credit| source| via| by)?\s*[:：|]\s*.{0,200}",
+    r"\(?(?:photo|image|picture|illustration) (?:by|via|courtesy of|credit)\b.{0,200}",
+    # where else it was published
+    r"(?:originally published|first published|cross-?posted|also published|republished"
+    r"|this (?:post|article|story) (?:was )?(?:originally|first))\b.*",
+    r"the post .{1,300} appeared first on .*",
+    # share, listen, subscribe, sponsor, reading time
+    r"(?:share this|share on|share:|tweet this|listen now|play episode|subscribe\b|sign up\b"
+    r"|listen to (?:this|the) (?:article|post|story|episode)|join (?:our|the)\b|follow us\b"
+    r"|support us\b|become a (?:member|subscriber|patron)|get (?:our|the) newsletter"
+    r"|click here\b|this (?:post|article) is for (?:paid )?subscribers|members?[- ]only"
+    r"|you are reading|advertisement|sponsored\b|estimated reading time|reading time"
+    r"|\d+\s*min(?:ute)?s? read)\b.{0,200}",
+    # read more
+    r"(?:read more|continue reading|read the (?:rest|full)|read full|keep reading|more …"
+    r"|more\.\.\.|read more of this story|leer más|seguir leyendo|阅读更多|阅读全文|続きを読む)"
+    r"\b.{0,200}",
+    # comments, dates
+    r"(?:\d+ comments?|leave a comment|comments?|discuss(?: on .{1,40})?|permalink)",
+    r"(?:last )?(?:updated|published|posted)(?: on)?\s*[:\s].{0,60}",
+)
+_NOISE = re.compile("^(?:" + "|".join(_NOISE_SHAPES) + ")$", re.IGNORECASE | re.DOTALL)
+_DATE_ONLY = re.compile(
+    r"^[\w ,.\-/]{0,12}\b(?:\d{4}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"\w*[\w ,.:\-/]{0,30}$",
+    re.IGNORECASE,
+)
+_URL_ONLY = re.compile(r"^(?:https?://|www\.)\S+$", re.IGNORECASE)
+CUT_MARKS = re.compile(
+    r"\s*(?:\[\s*(?:…|\.\.\.|&hellip;)\s*\]|…|\.\.\.|\(more…?\)|more\s*…|"
+    r"(?:read more|continue reading)\W*)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _plain(block: Block) -> str:
+    return unicodedata.normalize("NFKC", block.text).strip()
+
+
+def _label(block: Block) -> str:
+    return _plain(block).rstrip(":：.").strip().casefold()
+
+
+def is_label(block: Block) -> bool:
+    """A bare "Summary" / "Key takeaways" / "TL;DR" line (a heading, or a short paragraph)."""
+    return block.kind in ("h", "p") and _label(block) in _LABELS
+
+
+def is_noise(block: Block) -> bool:
+    """A block that opens posts but says nothing about them."""
+    if block.kind in ("pre", "caption"):
+        return True
+    text = _plain(block)
+    if not text or _URL_ONLY.match(text):
+        return True
+    if len(text) <= 300 and _NOISE.match(text):
+        return True
+    if len(text) <= 40 and _DATE_ONLY.match(text) and not text.endswith("."):
+        return True  # a date (the shape allows no other end mark): "Dec 3, 2026." is a sentence
+    return _is_toc_entry(block)
+
+
+def _is_toc_entry(block: Block) -> bool:
+    """A list item that is only a link within the page (`#section`)."""
+    links = [run for run in block.runs if run.text.strip()]
+    return block.kind == "li" and bool(links) and all((r.href or "").startswith("#") for r in links)
+
+
+def lede(blocks: Sequence[Block]) -> list[Block]:
+    """The post's content from its first real paragraph or list, without headings, noise or a
+    table of contents."""
+    out: list[Block] = []
+    in_toc = False
+    for block in blocks:
+        if block.kind == "h" or (block.kind == "p" and _label(block) in _TOC):
+            in_toc = _label(block) in _TOC
+            continue
+        if in_toc and block.kind == "li":
+            continue
+        in_toc = False
+        if is_noise(block) or is_label(block):
+            continue
+        out.append(block)
+    return out
+
+
+def author_summary(blocks: Sequence[Block], excerpt: Sequence[Block]) -> tuple[list[Block], bool]:
+    """The post's own summary (and whether the site cut it), or [] when it has none."""
+    content = [b for b in blocks if not is_noise(b)]  # a caption's or code's TL;DR is theirs
+    for index, block in enumerate(content[:SUMMARY_WITHIN]):
+        text = _plain(block)
+        tldr = _TLDR.match(text)
+        if tldr and len(text) > tldr.end() + 3:
+            return [_without_prefix(block, tldr.end())], False
+        labelled = _LABELLED.match(text)
+        if labelled and block.kind != "h":
+            return [_without_prefix(block, labelled.end())], False
+        if tldr or is_label(block):
+            following = _after_label(content[index + 1 :])
+            if following:
+                return following, False
+    if excerpt and blocks and not _is_beginning(excerpt, blocks):
+        kept = [b for b in excerpt if not is_noise(b)]
+        return kept, looks_cut(kept)
+    return [], False
+
+
+def _after_label(rest: Sequence[Block]) -> list[Block]:
+    """What a label introduces: the list right after it, else the next paragraph or quote
+    (`rest` holds no noise: code and captions are already out)."""
+    items: list[Block] = []
+    for block in rest:
+        if block.kind == "li":
+            items.append(block)
+        elif items or block.kind == "h":
+            break
+        else:
+            return [block]
+    return items
+
+
+def _without_prefix(block: Block, length: int) -> Block:
+    """The block without its first `length` characters of (normalised) text."""
+    runs: list[Run] = []
+    skip = length
+    for run in block.runs:
+        text = unicodedata.normalize("NFKC", run.text)
+        if skip >= len(text):
+            skip -= len(text)
+            continue
+        runs.append(Run(text[skip:].lstrip() if skip else text, run.href, run.bold, run.italic))
+        skip = 0
+    return Block(block.kind, tuple(runs), block.number)
+
+
+def _is_beginning(excerpt: Sequence[Block], blocks: Sequence[Block]) -> bool:
+    """The excerpt is the body's first words (as generators cut them), not written apart."""
+    mine = words_of(" ".join(b.text for b in excerpt).casefold())
+    theirs = words_of(" ".join(b.text for b in blocks[:40]).casefold())
+    if not mine:
+        return True
+    head = mine[: max(len(mine) - 2, 1)]  # the excerpt's last words may be cut
+    return theirs[: len(head)] == head or " ".join(head) in " ".join(theirs)
+
+
+def looks_cut(blocks: Sequence[Block]) -> bool:
+    """The site cut this text: it ends in "…", "[…]", "Read more", or mid-sentence."""
+    if not blocks:
+        return False
+    text = blocks[-1].text.rstrip()
+    if CUT_MARKS.search(text):
+        return True
+    return bool(text) and text[-1] not in ".!?…。！？\"'”’)]」』）】:"
+
+
+def without_cut_marks(runs: Sequence[Run]) -> tuple[Run, ...]:
+    """The runs without a trailing "…", "[…]" or "Read more" (the site's cut mark)."""
+    text = "".join(run.text for run in runs)
+    mark = CUT_MARKS.search(text)
+    if mark is None:
+        return tuple(runs)
+    return head_runs(runs, mark.start())

@@ -1,0 +1,240 @@
+"""Summaries and translations written by the operator's language model: the pure rules.
+
+What a model is asked (`prompt`), how its answer is read (`read_reply`: untrusted text, so no
+markup, no links but the post's own, at most three sentences and a length cap), which chats
+need which text (`needs`, `Written.for_reader`), and the cache key (`cache_key`: one call per
+post version, language, kind, model and prompt, however many chats read it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from bot.core.messages.summary import sentence_ends
+from bot.core.text import clean_inline, shorten
+from bot.core.types import Change, ChangeKind, Reader
+
+MAX_INPUT_CHARS = 6000  # the post's text sent to the model (its top: that is what is summarised)
+MAX_TITLE_CHARS = 200
+MAX_SENTENCES = 3
+DEFAULT_LANGUAGE = "en"
+LANGUAGE_NAMES = {"en": "English", "es": "Spanish", "zh": "Simplified Chinese"}
+_TAG = re.compile(r"<[^>]*>")
+_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"')\]]+", re.IGNORECASE)
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+_SCRIPTS = (
+    ("zh", re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")),
+    ("ja", re.compile(r"[\u3040-\u30ff]")),
+    ("ko", re.compile(r"[\uac00-\ud7af]")),
+    ("ru", re.compile(r"[\u0400-\u04ff]")),
+)
+# The commonest words of each, to tell Spanish from English text without a declared language.
+_SPANISH = frozenset(
+    [
+        "el",
+        "la",
+        "los",
+        "las",
+        "de",
+        "del",
+        "que",
+        "y",
+        "en",
+        "un",
+        "una",
+        "por",
+        "para",
+        "con",
+        "es",
+        "se",
+        "su",
+        "al",
+        "como",
+        "más",
+    ]
+)
+_ENGLISH = frozenset(
+    [
+        "the",
+        "of",
+        "and",
+        "to",
+        "in",
+        "is",
+        "for",
+        "on",
+        "that",
+        "with",
+        "as",
+        "by",
+        "are",
+        "this",
+        "from",
+        "at",
+        "it",
+        "an",
+        "be",
+    ]
+)
+
+
+class Kind(StrEnum):
+    SUMMARY = "summary"  # written by the model, in the chat's language (with the title)
+    TRANSLATION = "translation"  # the title and the extractive summary, translated
+
+
+@dataclass(frozen=True, slots=True)
+class ModelText:
+    """What a model wrote for one post in one language (plain text, already cleaned)."""
+
+    title: str | None = None
+    summary: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """The model's texts for one post: its language, and each (chat language, kind)."""
+
+    language: str
+    texts: Mapping[tuple[str, Kind], ModelText] = field(default_factory=dict)
+
+    def for_reader(self, reader: Reader, change: Change) -> ModelText | None:
+        """What this chat's message shows from the model, if anything: the model's summary
+        (`/summary FEED model`), with the title translated when the chat translates and the
+        post is in another language; else the translation (`/translate on`)."""
+        if change.kind is not ChangeKind.NEW or reader.message_format == "full":
+            return None
+        wanted = reader.language or DEFAULT_LANGUAGE
+        foreign = self.language != wanted
+        if reader.summary_mode == "model":
+            own = self.texts.get((wanted, Kind.SUMMARY))
+            if own is not None and own.summary:
+                title = own.title if reader.translate and foreign else None
+                return ModelText(title=title, summary=own.summary)
+        if reader.translate and foreign:
+            return self.texts.get((wanted, Kind.TRANSLATION))
+        return None
+
+
+def needs(readers: Iterable[Reader], post_language: str) -> set[tuple[str, Kind]]:
+    """The (language, kind) texts a post needs for these chats: a call each, not one a chat."""
+    wanted: set[tuple[str, Kind]] = set()
+    for reader in readers:
+        language = reader.language or DEFAULT_LANGUAGE
+        if reader.message_format == "full":
+            continue
+        if reader.summary_mode == "model":
+            wanted.add((language, Kind.SUMMARY))
+        elif reader.translate and post_language != language:
+            wanted.add((language, Kind.TRANSLATION))
+    return wanted
+
+
+def language_of(declared: str | None, text: str) -> str:
+    """The post's language: the feed's declared one (`en-US` → `en`), else guessed from its
+    script, and between English and Spanish from their commonest words."""
+    if declared:
+        primary = declared.strip().lower().replace("_", "-").split("-")[0]
+        if primary.isalpha() and 2 <= len(primary) <= 3:
+            return primary
+    sample = text[:2000]
+    letters = sum(1 for ch in sample if ch.isalpha()) or 1
+    for language, script in _SCRIPTS:
+        if len(script.findall(sample)) * 4 >= letters:
+            return language
+    words = re.findall(r"[a-záéíóúñü]+", sample.lower())
+    spanish = sum(1 for w in words if w in _SPANISH)
+    english = sum(1 for w in words if w in _ENGLISH)
+    return "es" if spanish > english else DEFAULT_LANGUAGE
+
+
+SUMMARY_TASK = (
+    "Summarise the blog post below in {target}, in at most three short sentences, saying what "
+    "it is about and what is new. Plain text, no links, no markdown."
+)
+TRANSLATION_TASK = (
+    "Translate the title and the summary of the blog post below into {target}. Keep names, "
+    "numbers and code as they are. Plain text, no links, no markdown."
+)
+ANSWER_FORMAT = ' Answer with JSON only: {"title": "…", "summary": "…"}.'
+MAX_SUMMARY_CHARS = 450  # three sentences of English; the extractive summary is about as long
+_TRIM = " -–—·"  # a model's bullets and dashes around an answer
+
+
+def prompt(
+    kind: Kind, language: str, title: str, text: str, extract: str = "", custom: str = ""
+) -> list[dict[str, str]]:  # fmt: skip
+    """The chat-completions messages for one post: only its public title and text."""
+    target = LANGUAGE_NAMES.get(language, language)
+    if kind is Kind.SUMMARY:
+        task = custom or SUMMARY_TASK.format(target=target)
+        body = f"Title: {title}\n\n{text[:MAX_INPUT_CHARS]}"
+    else:
+        task = TRANSLATION_TASK.format(target=target)
+        body = f"Title: {title}\n\nSummary: {extract[:MAX_INPUT_CHARS]}"
+    task += ANSWER_FORMAT
+    return [
+        {"role": "system", "content": task},
+        {"role": "user", "content": body},
+    ]
+
+
+def read_reply(reply: str, own_link: str | None = None) -> ModelText | None:
+    """The model's answer as untrusted text: JSON `{"title", "summary"}` (or, from a model
+    that ignored the format, its whole answer as the summary), without markup or any link but
+    the post's own, the summary at most three sentences and MAX_SUMMARY_CHARS, the title one line.
+    None when nothing usable is left."""
+    raw = _FENCE.sub("", reply.strip())
+    title: object = None
+    summary: object = raw
+    try:
+        found = json.loads(raw)
+    except ValueError:
+        found = None
+    if isinstance(found, dict):
+        title, summary = found.get("title"), found.get("summary")
+    elif raw.startswith(("{", "[")):
+        return None  # JSON that does not parse (cut off, or not what was asked): nothing usable
+    cleaned_title = _clean(title, own_link)
+    cleaned = _clean(summary, own_link)
+    if cleaned is not None:
+        cleaned = _at_most(cleaned, MAX_SENTENCES, MAX_SUMMARY_CHARS)
+    if cleaned_title is not None:
+        cleaned_title = _at_most(cleaned_title, 1, MAX_TITLE_CHARS)
+    if not cleaned and not cleaned_title:
+        return None
+    return ModelText(title=cleaned_title or None, summary=cleaned or None)
+
+
+def cache_key(
+    kind: Kind, language: str, model: str, prompt_text: str, title: str, text: str
+) -> str:
+    """One answer per (post version, language, kind, model, prompt): the post's version is its
+    title and text as sent, so an edit that changes them asks again and nothing else does."""
+    parts = "\x1f".join((kind.value, language, model, prompt_text, title, text[:MAX_INPUT_CHARS]))
+    return hashlib.sha256(parts.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _clean(value: object, own_link: str | None) -> str | None:
+    if not isinstance(value, str):
+        return None
+    text = html.unescape(_TAG.sub(" ", value))
+    text = _URL.sub(lambda m: m.group(0) if own_link and m.group(0) == own_link else "", text)
+    text = unicodedata.normalize("NFC", clean_inline(text))
+    return text.strip(_TRIM) or None
+
+
+def _at_most(text: str, most: int, limit: int) -> str:
+    """The first `most` sentences, cut to `limit` characters at a sentence or a word."""
+    text = text[: limit * 2]  # past `limit` nothing is shown (and sentence_ends is slow)
+    ends = sentence_ends(text)
+    if len(ends) > most:
+        text = text[: ends[most - 1]]
+    return shorten(text, limit)

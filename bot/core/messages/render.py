@@ -1,0 +1,164 @@
+"""Change → Telegram message (parse mode HTML).
+
+Everything from a feed is escaped by `escape.esc`, the only tags emitted are ones Telegram
+accepts (b, i, a), and the visible text is kept within Telegram's 4096 limit, which counts UTF-16
+code units after entity parsing: an emoji or other astral character counts twice.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.core.lang import ENGLISH, Translator
+from bot.core.messages.escape import esc, esc_attr
+from bot.core.messages.modeltext import ModelText
+from bot.core.messages.summary import MAX_COLUMNS, summarize, whole_post
+from bot.core.text import shorten
+from bot.core.types import Change, ChangeKind, FeedInfo, TextDiff
+
+TELEGRAM_LIMIT = 4096
+FULL_COLUMNS = 3400  # the whole post: what fits beside the title, byline and categories
+_TAG = re.compile(r"<[^>]+>")
+_ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
+
+
+FORMATS = ("title", "summary", "full")  # /format FEED …
+
+
+def render_change(
+    change: Change,
+    feed: FeedInfo,
+    tr: Translator = ENGLISH,
+    *,
+    zone: str = "UTC",
+    form: str = "summary",
+    model: ModelText | None = None,
+) -> str:
+    """The message for one event in `tr`'s language, its date in the chat's time `zone`, in
+    the subscription's `form` (title and source; the summary; the whole post up to the limit),
+    guaranteed to fit Telegram's limit. `model`: what the operator's language model wrote for
+    this chat (a summary, a translated title), plain text shown escaped."""
+    scale = 1.0
+    while True:
+        message = _render(change, feed, scale, tr, zone, form, model)
+        if telegram_length(message) <= TELEGRAM_LIMIT or scale < 0.01:
+            return message
+        scale /= 2
+
+
+def local(moment: datetime, zone: str) -> datetime:
+    """`moment` in the IANA time `zone` (stored zones are validated; anything else is UTC)."""
+    try:
+        return moment.astimezone(ZoneInfo(zone))
+    except (ValueError, ZoneInfoNotFoundError):
+        return moment.astimezone(UTC)
+
+
+def telegram_length(message_html: str) -> int:
+    """Length as Telegram counts it: visible text after entity parsing, in UTF-16 code units."""
+    visible = html.unescape(_TAG.sub("", message_html))
+    return len(visible.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def to_plain(message_html: str) -> str:
+    """The same message without markup, for the resend after Telegram refuses the HTML."""
+    with_urls = _ANCHOR.sub(lambda m: f"{m.group(2)} ({m.group(1)})", message_html)
+    return html.unescape(_TAG.sub("", with_urls))
+
+
+def _render(
+    change: Change,
+    feed: FeedInfo,
+    scale: float,
+    tr: Translator,
+    zone: str,
+    form: str,
+    model: ModelText | None = None,
+) -> str:
+    item = change.item
+
+    def budget(chars: int) -> int:
+        return max(int(chars * scale), 20)
+
+    title = esc(shorten(item.title or tr.gettext("(untitled)"), budget(300)))
+    if item.link:
+        title = f'<a href="{esc_attr(item.link)}">{title}</a>'
+    prefix = ""
+    if change.kind is ChangeKind.EDITED:
+        minor = change.diff is not None and change.diff.minor
+        prefix = tr.gettext("Minor edit: ") if minor else tr.gettext("Updated: ")
+    lines = [f"<b>{prefix}{title}</b>"]
+    if model is not None and model.title:  # translated: the original title stays the link
+        lines = [f"<b>{esc(shorten(model.title, budget(300)))}</b>", title]
+    byline = [shorten(feed.title or feed.slug, budget(100))]
+    if item.author:
+        byline.append(shorten(item.author, budget(100)))
+    if item.published:
+        byline.append(tr.format_date(local(item.published, zone)))
+    lines.append(esc(" · ".join(byline)))
+    if form == "title" and change.kind is ChangeKind.NEW:
+        return "\n".join(lines)
+    if item.categories:
+        shown = [shorten(c, budget(50)) for c in item.categories[:10]]
+        more = len(item.categories) - len(shown)
+        tail = f" (+{more})" if more > 0 else ""
+        lines.append(f"<i>{esc(' · '.join(shown) + tail)}</i>")
+    lines.append("")
+    if change.kind is ChangeKind.EDITED and change.diff is not None:
+        lines.extend(_render_diff(change.diff, budget, tr))
+    elif form == "full":
+        body, complete = whole_post(item.html, item.text, limit=budget(FULL_COLUMNS))
+        lines.append(body)
+        if not complete and item.link:
+            read_on = esc(tr.gettext("Read on the site"))
+            lines.append(f'\n<a href="{esc_attr(item.link)}">{read_on} →</a>')
+    elif model is not None and model.summary:
+        lines.append(esc(shorten(model.summary, budget(MAX_COLUMNS))))
+    else:
+        limit = budget(MAX_COLUMNS)
+        summary = summarize(item.html, item.text, item.excerpt, full=item.full, limit=limit)
+        if summary:
+            lines.append(summary)
+    return "\n".join(lines).rstrip()
+
+
+def _render_diff(diff: TextDiff, budget: Callable[[int], int], tr: Translator) -> list[str]:
+    out: list[str] = []
+    if diff.old_title is not None and diff.new_title is not None:
+        out.append(
+            tr.gettext("Title: <i>{old}</i> → {new}").format(
+                old=esc(shorten(diff.old_title, budget(150))),
+                new=esc(shorten(diff.new_title, budget(150))),
+            )
+        )
+    if diff.added:
+        out.append(tr.gettext("<b>Added:</b>"))
+        out.extend(_bullets(diff.added, "+", budget(1500), budget(400), tr))
+    if diff.removed:
+        out.append(tr.gettext("<b>Removed:</b>"))
+        out.extend(_bullets(diff.removed, "−", budget(400), budget(120), tr))
+    if not out:
+        out.append(tr.gettext("The text was reworded or reordered."))
+    return out
+
+
+def _bullets(
+    sentences: tuple[str, ...], mark: str, total: int, each: int, tr: Translator
+) -> list[str]:
+    out: list[str] = []
+    used = 0
+    for index, sentence in enumerate(sentences):
+        line = shorten(sentence, each)
+        if used + len(line) > total and out:
+            rest = len(sentences) - index
+            out.append(
+                tr.ngettext("<i>… and {n} more</i>", "<i>… and {n} more</i>", rest).format(n=rest)
+            )
+            break
+        out.append(f"{mark} {esc(line)}")
+        used += len(line)
+    return out

@@ -1,0 +1,8 @@
+"""What one poll means for a feed, and when the next one runs.
+
+- `plan`: one poll planned at once (the feed's intent, every item write, the changes)
+- `decide`: a fetch result + the feed's state → the feed's intent
+- `schedule`: the next check (interval, caching hints, backoff, Retry-After)
+- `pacing`: how many feeds a scheduler may claim now
+- `alerts`: when operators hear about a failing, gone or moved feed
+"""

@@ -1,0 +1,6 @@
+"""What a chat lets through, and when it is told.
+
+- `filters`: category and keyword filters (`/filter`, `/keywords`)
+- `fields`: field rules (`/filter FEED title:release -author:bot text:/v2/`)
+- `quiet`: quiet hours (a window in the chat's zone when messages are held)
+"""

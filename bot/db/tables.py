@@ -255,3 +255,15 @@ class RateBucket(SQLModel, table=True):
     name: str = Field(primary_key=True, max_length=64)
     tokens: float = 0.0
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class ModelBudget(SQLModel, table=True):
+    """One share of the operator's model calls in the current clock hour (core/polls/shares.py),
+    shared by every process on the database: calls used and refused in `hour`."""
+
+    __tablename__ = "model_budget"
+
+    name: str = Field(primary_key=True, max_length=64)
+    hour: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    used: int = 0
+    refused: int = 0

@@ -85,7 +85,12 @@ class Settings(BaseSettings):
     model_name: str = ""
     model_prompt_file: Path | None = None  # its text replaces the summary instruction
     model_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
-    model_max_calls_per_hour: int = Field(default=200, ge=0)
+    model_max_calls_per_hour: int = Field(default=200, ge=0)  # every process together
+    # Shares of it a chat-added feed draws on too (core/polls/shares.py): all chat-added feeds
+    # together, everything one person added, the feed itself. Operator feeds use the rest.
+    model_chat_feeds_share: float = Field(default=0.5, ge=0, le=1)
+    model_user_share: float = Field(default=0.2, ge=0, le=1)
+    model_feed_share: float = Field(default=0.1, ge=0, le=1)
 
     @field_validator("log_level", "feed_adding", mode="before")
     @classmethod

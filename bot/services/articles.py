@@ -1,5 +1,8 @@
 """Full text for excerpt-only feeds: each new post's page, read once, through the guard.
 
+Only the posts the poll's plan found new and some chat sees summarised are read (a GUID
+migration, a flood's list or a post every chat filters out reads no page).
+
 A page is fetched with the feed fetcher (its SSRF guard, size and time limits; hops to an
 operator-added feed's own origin skip the guard like the feed does, every other hop goes
 through it), at most one request at a time per host, and extracted in the parsing pool. The
@@ -18,14 +21,11 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from bot.core.feeds.discover import looks_like_html
-from bot.core.feeds.entries import NotAFeed
 from bot.core.messages.article import Article, extract_article, failed
-from bot.core.messages.fulltext import pages_to_read
 from bot.core.polls.decide import FeedState
-from bot.core.types import ChangeKind, RawEntry, RawFeed
+from bot.core.types import RawEntry
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.engine import transaction
@@ -34,7 +34,6 @@ from bot.runtime import metrics
 from bot.runtime.clock import Clock
 from bot.runtime.config import Settings
 from bot.services.cpu import parse_off_loop
-from bot.services.poll_result import PollOutcome
 
 log = logging.getLogger(__name__)
 
@@ -131,8 +130,8 @@ class PageReader:
 
 
 class FullText:
-    """The poll's side of full text: the new posts' pages before the feed's transaction, and
-    after it the pages still coming and those of edited posts, stored with their posts."""
+    """The poll's side of full text: the pages of the plan's new posts that chats see
+    summarised, before the feed's transaction, and after it the pages still coming."""
 
     def __init__(self, engine: Engine, fetcher: Fetcher, settings: Settings, clock: Clock) -> None:
         self.engine = engine
@@ -141,35 +140,29 @@ class FullText:
         self.pages = PageReader(fetcher, settings.full_text_wait_seconds)
         self._later: set[asyncio.Task[None]] = set()
 
-    async def pages_of_new_posts(
-        self, feed: FeedState, raw: RawFeed | NotAFeed | None
+    async def read(
+        self, feed: FeedState, entries: Sequence[RawEntry], edited: Sequence[RawEntry] = ()
     ) -> tuple[dict[str, Article], dict[str, asyncio.Task[Article]]]:
-        """A full-text feed's new posts' pages: those read within the wait, and the rest."""
-        if not feed.full_text or not isinstance(raw, RawFeed) or not feed.baseline_done:
+        """The pages of the new posts some chat sees summarised (`core/polls/fanout.py`),
+        waited for at most FULL_TEXT_WAIT_SECONDS, and of edited posts (the feed says they
+        changed: the stored article follows), started with them and never waited for: the
+        articles read by then (by key), and the pages still coming (`store_later`)."""
+        if not feed.full_text or not (entries or edited):
             return {}, {}
-        keys = [e.key for e in raw.entries]
-        known = await asyncio.to_thread(self._known_keys, feed.id, keys)
-        wanted = pages_to_read(
-            raw.entries, known, baseline_done=True, most=self.settings.max_new_per_poll
-        )
-        return await self.pages.read(feed, wanted)
+        others = self.pages.start(feed, edited)
+        ready, late = await self.pages.read(feed, entries)
+        for key, task in others.items():
+            if task.done() and not task.cancelled():
+                ready.setdefault(key, task.result())
+            elif key not in ready:
+                late[key] = task
+        return ready, late
 
-    def store_later(
-        self,
-        feed: FeedState,
-        raw: RawFeed | NotAFeed | None,
-        outcome: PollOutcome,
-        late: Mapping[str, asyncio.Task[Article]],
-    ) -> None:
-        """Pages still coming, and the pages of edited posts (the feed says they changed; the
-        edit's message shows the feed's own diff), are stored with their posts when read."""
-        if not feed.full_text or not isinstance(raw, RawFeed):
-            return
-        edited = {c.item.key for c in outcome.changes if c.kind is ChangeKind.EDITED}
-        tasks = dict(late)
-        tasks.update(self.pages.start(feed, [e for e in raw.entries if e.key in edited]))
-        if tasks:
-            job = asyncio.create_task(self._save_when_read(feed, tasks))
+    def store_later(self, feed: FeedState, late: Mapping[str, asyncio.Task[Article]]) -> None:
+        """Pages that came after the poll's write are stored with their posts when read
+        (backlog and digests show them)."""
+        if late:
+            job = asyncio.create_task(self._save_when_read(feed, dict(late)))
             self._later.add(job)
             job.add_done_callback(self._later.discard)
 
@@ -184,10 +177,6 @@ class FullText:
             job.cancel()
         await asyncio.gather(*list(self._later), return_exceptions=True)
         await self.pages.cancel()
-
-    def _known_keys(self, feed_id: int, keys: list[str]) -> set[str]:
-        with Session(self.engine) as session:
-            return store.known_keys(session, feed_id=feed_id, keys=keys)
 
     async def _save_when_read(
         self, feed: FeedState, tasks: dict[str, asyncio.Task[Article]]

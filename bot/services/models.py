@@ -1,13 +1,14 @@
 """The operator's language model in the poll: each new post's texts, asked once, never in the
 way.
 
-Before the feed's transaction, for the chats that asked (`/summary FEED model`, `/translate
-on`): which (language, kind) texts each new post needs, which are already stored (a cache keyed
-by post version, language, kind, model and prompt, shared by every chat, process and restart),
-and the calls for the rest, all within `MODEL_TIMEOUT_SECONDS`. A failure, a timeout, a 429,
-the hourly cap (`MODEL_MAX_CALLS_PER_HOUR`) or an open breaker (three failures in a row, then
-five minutes without calls) leaves that message with the extractive summary and the original
-text; one log line says why.
+After the poll's plan, before its transaction, for the new posts some chat gets alone and the
+chats among them that asked (`/summary FEED model`, `/translate on`): which (language, kind)
+texts each post needs, which are already stored (a cache keyed by post version, language,
+kind, model and prompt, shared by every chat, process and restart, read with the poll), and
+the calls for the rest, all within `MODEL_TIMEOUT_SECONDS`. A failure, a timeout, a 429, the
+feed's spent share of the hour (`model_budget.py`) or an open breaker (three failures in a
+row, then five minutes without calls) leaves that message with the extractive summary and the
+original text; one log line says why.
 """
 
 from __future__ import annotations
@@ -15,15 +16,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from sqlalchemy import Engine
-from sqlmodel import Session
-
-from bot.core.feeds.entries import NotAFeed
-from bot.core.messages.article import Article
 from bot.core.messages.modeltext import (
     Kind,
     ModelText,
@@ -31,21 +26,23 @@ from bot.core.messages.modeltext import (
     cache_key,
     language_of,
     needs,
+    possible_keys,
     prompt,
     read_reply,
+    version,
 )
 from bot.core.messages.render import to_plain
 from bot.core.messages.summary import summarize
 from bot.core.polls.decide import FeedState
+from bot.core.polls.fanout import modelled
+from bot.core.polls.shares import Share
 from bot.core.text import html_to_text
-from bot.core.types import RawEntry, RawFeed, Reader
-from bot.db import store
-from bot.db.engine import transaction
+from bot.core.types import ParsedItem, RawEntry, Reader
 from bot.net.model_api import ModelApi, ModelError
 from bot.runtime import metrics
-from bot.runtime.clock import Clock
 from bot.runtime.config import Settings
 from bot.services.cpu import parse_off_loop
+from bot.services.model_budget import Budget
 
 log = logging.getLogger(__name__)
 CONCURRENT_CALLS = 4
@@ -76,30 +73,6 @@ class Breaker:
         self.failures = 0
 
 
-class HourlyQuota:
-    """MODEL_MAX_CALLS_PER_HOUR for this process: past it, extractive until the hour has room."""
-
-    def __init__(self, per_hour: int, monotonic: Callable[[], float] = time.monotonic) -> None:
-        self.per_hour, self.monotonic = per_hour, monotonic
-        self._calls: deque[float] = deque()
-        self._said = -3600.0
-
-    def take(self) -> bool:
-        now = self.monotonic()
-        while self._calls and self._calls[0] <= now - 3600:
-            self._calls.popleft()
-        if len(self._calls) < self.per_hour:
-            self._calls.append(now)
-            return True
-        if now - self._said >= 3600:
-            self._said = now
-            log.warning(
-                "MODEL_MAX_CALLS_PER_HOUR=%d reached: extractive summaries until the hour has room",
-                self.per_hour,
-            )
-        return False
-
-
 def _say_open(reason: str) -> None:
     log.error(
         "the model endpoint failed %d times in a row (%s): no calls for %.0f s, messages use "
@@ -120,69 +93,88 @@ class _Job:
     link: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Wrote:
+    """What the model gave one poll: each post's texts (by post key), the answers to keep (by
+    cache key), and the shares of the budget this poll found spent for the first time."""
+
+    written: dict[str, Written] = field(default_factory=dict)
+    fresh: dict[str, ModelText] = field(default_factory=dict)
+    spent: tuple[Share, ...] = ()
+
+
 class ModelWriter:
     def __init__(
         self,
-        engine: Engine,
         settings: Settings,
-        clock: Clock,
+        budget: Budget,
         api: ModelApi | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.engine, self.settings, self.clock = engine, settings, clock
+        self.settings, self.budget = settings, budget
         self.api = api or (ModelApi(settings) if settings.model_api_url else None)
         self.custom = _prompt_text(settings)
         self.breaker = Breaker(monotonic)
-        self.monotonic = monotonic
-        self.quota = HourlyQuota(settings.model_max_calls_per_hour, monotonic)
         self._gate = asyncio.Semaphore(CONCURRENT_CALLS)
 
     @property
     def enabled(self) -> bool:
         return self.api is not None
 
-    async def for_new_posts(
-        self, feed: FeedState, raw: RawFeed | NotAFeed | None, articles: dict[str, Article]
-    ) -> dict[str, Written]:
-        """What the model wrote for this poll's new posts, by post key ({} when off)."""
-        if self.api is None or not isinstance(raw, RawFeed) or not feed.baseline_done:
-            return {}
-        keys = [e.key for e in raw.entries]
-        readers, known = await asyncio.to_thread(self._audience, feed.id, keys)
-        if not any(r.summary_mode == "model" or r.translate for r in readers):
-            return {}
-        fresh = [e for e in raw.entries if e.key not in known]
-        if not fresh or len(fresh) > self.settings.max_new_per_poll:
-            return {}  # nothing new, or a flood: one list of titles, no summaries
-        posts = await parse_off_loop(_posts, fresh, articles, raw.language)
+    def keys(
+        self, feed: FeedState, unseen: Sequence[RawEntry], audience: Sequence[Reader]
+    ) -> list[str]:
+        """The stored answers the poll reads with everything else (`store.read_poll`): those
+        its unseen entries may need for the chats that ask for the model's texts."""
+        readers = [r for r in audience if modelled(r)]
+        if self.api is None or not readers:
+            return []
+        posts = [(e.title, version(e.content_hash, feed.full_text)) for e in unseen]
+        return possible_keys(posts, readers, self.api.model, self.custom)
+
+    async def write(
+        self,
+        feed: FeedState,
+        items: Sequence[ParsedItem],
+        asks: Mapping[str, Sequence[Reader]],
+        cached: Mapping[str, ModelText],
+        declared: str | None,
+    ) -> Wrote:
+        """The texts for the new posts some chat gets alone (`asks`: post key → the chats that
+        may show a model's text), from the cache read with the poll, or asked now within the
+        feed's share of the hour."""
+        wanted = [i for i in items if i.key in asks]
+        if self.api is None or not wanted:
+            return Wrote()
+        posts = await parse_off_loop(_posts, wanted, declared, feed.full_text)
+        jobs = [job for post in posts for job in self._jobs(post, asks[post.item])]
+        hits = {j.key: cached[j.key] for j in jobs if j.key in cached}
+        metrics.MODEL_CACHE_HITS.inc(len(hits))
+        asked = list({j.key: j for j in jobs if j.key not in hits}.values())
+        fresh: dict[str, ModelText] = {}
+        spent: tuple[Share, ...] = ()
+        if asked and self.breaker.allows():
+            granted = await self.budget.take(feed, len(asked))
+            spent = granted.spent
+            fresh = await self._ask_all(feed, asked[: granted.granted])
+        answers = {**hits, **fresh}
         written: dict[str, dict[tuple[str, Kind], ModelText]] = {p.item: {} for p in posts}
-        jobs = [job for post in posts for job in self._jobs(post, readers)]
-        cached = await asyncio.to_thread(self._cached, [j.key for j in jobs])
-        metrics.MODEL_CACHE_HITS.inc(len(cached))
-        answers = dict(cached)
-        asked = [j for j in jobs if j.key not in cached]
-        if asked:
-            fresh_answers = await self._ask_all(feed, asked)
-            answers.update(fresh_answers)
-            if fresh_answers:
-                await asyncio.to_thread(self._save, feed.id, fresh_answers)
         for job in jobs:
             text = answers.get(job.key)
             if text is None:
                 metrics.MODEL_FALLBACKS.inc()
             else:
                 written[job.item][(job.language, job.kind)] = text
-        return {p.item: Written(p.language, written[p.item]) for p in posts}
+        return Wrote({p.item: Written(p.language, written[p.item]) for p in posts}, fresh, spent)
 
     def _jobs(self, post: _Post, readers: Sequence[Reader]) -> list[_Job]:
         assert self.api is not None
         jobs = []
         for language, kind in sorted(needs(readers, post.language)):
-            instruction = self.custom if kind is Kind.SUMMARY else ""
-            messages = prompt(kind, language, post.title, post.text, post.extract, instruction)
-            source = post.text if kind is Kind.SUMMARY else post.extract
+            custom = self.custom if kind is Kind.SUMMARY else ""
+            messages = prompt(kind, language, post.title, post.text, post.extract, custom)
             key = cache_key(
-                kind, language, self.api.model, messages[0]["content"], post.title, source
+                kind, language, self.api.model, messages[0]["content"], post.title, post.version
             )
             jobs.append(_Job(key, post.item, language, kind, messages, post.link))
         return jobs
@@ -216,7 +208,7 @@ class ModelWriter:
 
     async def _ask(self, feed: FeedState, job: _Job) -> ModelText | None:
         assert self.api is not None
-        if not self.breaker.allows() or not self.quota.take():
+        if not self.breaker.allows():
             return None
         try:
             reply = await self.api.complete(job.messages)
@@ -235,19 +227,6 @@ class ModelWriter:
         metrics.MODEL_CALLS.labels("ok").inc()
         return text
 
-    def _audience(self, feed_id: int, keys: list[str]) -> tuple[list[Reader], set[str]]:
-        with Session(self.engine) as session:
-            readers = store.feed_audience(session, feed_id=feed_id)
-            return readers, store.known_keys(session, feed_id=feed_id, keys=keys)
-
-    def _cached(self, keys: list[str]) -> dict[str, ModelText]:
-        with Session(self.engine) as session:
-            return store.model_texts(session, keys=keys)
-
-    def _save(self, feed_id: int, texts: dict[str, ModelText]) -> None:
-        with transaction(self.engine) as session:
-            store.save_model_texts(session, feed_id=feed_id, texts=texts, now=self.clock())
-
     async def aclose(self) -> None:
         if self.api is not None:
             await self.api.aclose()
@@ -261,20 +240,19 @@ class _Post:
     text: str  # what the model reads: the article's text, else the feed's
     extract: str  # the extractive summary as plain text (what a translation translates)
     language: str
+    version: str  # the post's version as the cache knows it (`modeltext.version`)
 
 
-def _posts(
-    entries: Sequence[RawEntry], articles: dict[str, Article], declared: str | None
-) -> list[_Post]:
-    """The new posts' public text (in the parsing pool: html2text is the expensive step)."""
+def _posts(items: Sequence[ParsedItem], declared: str | None, full_text: bool) -> list[_Post]:
+    """The new posts' public text as shown (a page read for one is its text), in the parsing
+    pool: html2text is the expensive step."""
     posts = []
-    for entry in entries:
-        article = articles.get(entry.key)
-        body = article.html if article is not None and article.ok else entry.html
-        text = html_to_text(body)
-        extract = to_plain(summarize(body, text, entry.excerpt, full=entry.full))
-        language = language_of(declared, f"{entry.title}\n{text}")
-        posts.append(_Post(entry.key, entry.title, entry.link, text, extract, language))
+    for item in items:
+        text = html_to_text(item.html)
+        extract = to_plain(summarize(item.html, text, item.excerpt, full=item.full))
+        language = language_of(declared, f"{item.title}\n{text}")
+        seen = version(item.content_hash, full_text)
+        posts.append(_Post(item.key, item.title, item.link, text, extract, language, seen))
     return posts
 
 

@@ -1,15 +1,14 @@
 """The one outbox planner: (event | backlog | digest) × audience → outbox rows.
 
-The poll's fan-out, the backlog button and digests all queue messages through here, so the
-rules (filters, the chat's language, previews, topics, digest holding) are written once. Each
-event is rendered once per language in its audience, not once per chat.
+The poll's fan-out (routed by `core/polls/fanout.py`: filters, quiet hours, the flood rule),
+the backlog button and digests all queue messages through here, so the rules (the chat's
+language, previews, topics, digest holding) are written once. Each event is rendered once per
+language in its audience, not once per chat.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import replace
-from datetime import datetime
+from collections.abc import Callable, Iterable, Mapping
 
 from bot.core.messages.digest import (
     DIGEST_SUMMARY_COLUMNS,
@@ -21,63 +20,41 @@ from bot.core.messages.digest import (
 from bot.core.messages.modeltext import ModelText, Written
 from bot.core.messages.render import render_change
 from bot.core.messages.summary import summarize
-from bot.core.polls.alerts import AlertKind, AlertStep, render_alert
+from bot.core.polls.alerts import AlertKind, AlertStep, render_alert, render_spent
 from bot.core.polls.decide import FeedIntent, FeedState
-from bot.core.rules import quiet
-from bot.core.rules.fields import wants
+from bot.core.polls.fanout import Fanout
+from bot.core.polls.shares import Share
 from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, ParsedItem, Reader
 from bot.db.store import HeldItem, OutboxRow
 from bot.runtime.i18n import translator
 
 
-def plan_changes(
+def plan_fanout(
+    fanout: Fanout,
     changes: Iterable[Change],
-    audience: Iterable[Reader],
     feed: FeedInfo,
     feed_id: int,
-    max_new: int | None = None,
     written: Mapping[str, Written] | None = None,
-    now: datetime | None = None,
 ) -> list[OutboxRow]:
-    """A poll's events for every chat that wants them (digest chats get them held).
-
-    Flood guard: a chat that would get more than `max_new` new posts from this one poll gets
-    one message listing them instead (its edits still come one by one). `written`: what the
-    operator's language model wrote for new posts (by key), for the chats that asked. A chat
-    in its quiet hours at `now` gets them held until the window ends. The rows name their
-    posts by key (`OutboxRow.item_key`): storage writes the posts and the rows together."""
-    readers = [_quieted(r, now) for r in audience]
-    changes = list(changes)
+    """A poll's events as each chat's route says (`core/polls/fanout.py` decided who gets
+    what; digest chats and chats in their quiet hours get them held). `changes`: the plan's
+    changes as shown (with their articles); `written`: what the operator's language model
+    wrote for new posts (by key), for the chats that asked. The rows name their posts by key
+    (`OutboxRow.item_key`): storage writes the posts and the rows together."""
     written = written or {}
     rows = []
-    flooded: set[int] = set()
-
-    def modelled(reader: Reader, change: Change) -> ModelText | None:
-        texts = written.get(change.item.key)
-        return texts.for_reader(reader, change) if texts is not None else None
-
-    def searched(model: ModelText | None) -> str:
-        return f"{model.title or ''}\n{model.summary or ''}" if model is not None else ""
-
-    if max_new is not None:
-        for reader in readers:
-            fresh = [
-                c
-                for c in changes
-                if c.kind is ChangeKind.NEW and wants(reader, c, searched(modelled(reader, c)))
-            ]
-            if len(fresh) > max_new and not reader.digest:
-                flooded.add(reader.chat_id)
-                rows += _flood_rows(reader, fresh, feed, feed_id)
+    for route in fanout.routes:
+        if route.listed:
+            rows += _flood_rows(route.reader, list(route.listed), feed, feed_id)
+    gets = [(route.reader, {c.item.key for c in route.changes}) for route in fanout.routes]
     for change in changes:
         # Rendered once per language, zone, format and model text, not once per chat.
         rendered: dict[tuple[str | None, str, str, ModelText | None], str] = {}
-        for reader in readers:
-            model = modelled(reader, change)
-            if not wants(reader, change, searched(model)):
+        texts = written.get(change.item.key)
+        for reader, keys in gets:
+            if change.item.key not in keys:
                 continue
-            if change.kind is ChangeKind.NEW and reader.chat_id in flooded:
-                continue
+            model = texts.for_reader(reader, change) if texts is not None else None
             how = (reader.language, reader.timezone, reader.message_format, model)
             text = rendered.get(how)
             if text is None:
@@ -103,12 +80,15 @@ def plan_changes(
     return rows
 
 
-def _quieted(reader: Reader, now: datetime | None) -> Reader:
-    """The chat as the fan-out treats it now: in its quiet hours, its messages are held."""
-    window = quiet.stored(reader.quiet)
-    if now is None or window is None or reader.digest or not window.holds(now, reader.timezone):
-        return reader
-    return replace(reader, digest=True)  # held like a digest's, released when the window ends
+def searched_text(written: Mapping[str, Written]) -> Callable[[Reader, Change], str]:
+    """What a chat's keywords search besides the post: the model's title and summary for it."""
+
+    def searched(reader: Reader, change: Change) -> str:
+        texts = written.get(change.item.key)
+        model = texts.for_reader(reader, change) if texts is not None else None
+        return f"{model.title or ''}\n{model.summary or ''}" if model is not None else ""
+
+    return searched
 
 
 def _flood_rows(
@@ -233,5 +213,22 @@ def plan_alert(
             kind=MessageKind.ALERT,
             text=render_alert(kind, feed, intent, step.failing_since, translator(language)),
         )
+        for chat_id, language in languages.items()
+    ]
+
+
+def plan_model_alert(
+    feed: FeedState, spent: Iterable[Share], languages: Mapping[int, str | None]
+) -> list[OutboxRow]:
+    """An operator alert per spent share of the model's hour, for each operator."""
+    return [
+        OutboxRow(
+            chat_id=chat_id,
+            feed_id=feed.id,
+            item_id=None,
+            kind=MessageKind.ALERT,
+            text=render_spent(feed, share, translator(language)),
+        )
+        for share in spent
         for chat_id, language in languages.items()
     ]

@@ -1,9 +1,11 @@
-"""One feed's poll result, stored in the caller's transaction: read → plan → enqueue → write.
+"""One feed's poll result: read → plan → route, then (enriched) render → write.
 
-Storage is read once (`store.read_poll`), the core plans once (`core/polls/plan.py`: the feed's new
-state, re-keys, item writes, changes), the outbox planner turns the changes into messages, and
-storage executes it all once (`store.write_poll`). This module only sequences and logs; the
-poller (`polling.py`) sequences the cycle around it.
+Storage is read once (`store.read_poll`), the core plans once (`core/polls/plan.py`: the feed's
+new state, re-keys, item writes, changes) and routes once (`core/polls/fanout.py`: who gets
+which change), all outside any write transaction (`decide_poll`). What the routed new posts
+get besides the feed (pages, the model's texts: `enrich.py`) joins them in `render_poll`, and
+storage executes it all once, in one transaction (`write_poll`). This module only sequences
+and logs; the poller (`polling.py`) sequences the cycle around it.
 """
 
 from __future__ import annotations
@@ -18,27 +20,34 @@ from sqlmodel import Session
 from bot.core.feeds.entries import NotAFeed
 from bot.core.feeds.parse import read_feed
 from bot.core.messages.article import Article
-from bot.core.messages.modeltext import Written
+from bot.core.messages.modeltext import ModelText, Written
 from bot.core.polls.alerts import AlertKind, AlertStep
 from bot.core.polls.decide import FeedIntent, FeedState, FetchResult, PollKind
-from bot.core.polls.plan import PollPlan, Rules, make_plan
+from bot.core.polls.fanout import Fanout, route
+from bot.core.polls.plan import Known, PollPlan, Rules, enriched, make_plan
+from bot.core.polls.shares import Share
 from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, RawFeed
 from bot.core.urls import redact_urls
 from bot.db import store
+from bot.db.store import OutboxRow
 from bot.runtime.config import Settings
 from bot.services.cpu import parse_off_loop
-from bot.services.outbox import plan_alert, plan_changes
+from bot.services.outbox import plan_alert, plan_fanout, plan_model_alert, searched_text
 
 log = logging.getLogger("bot.services.polling")
 
 
 @dataclass(frozen=True, slots=True)
 class Extras:
-    """What new posts' messages get besides the feed, by post key: the articles read from
-    their pages (full text) and what the operator's language model wrote."""
+    """What the plan's new posts get besides the feed, by post key: the articles read from
+    their pages (full text), what the operator's language model wrote and the answers to keep
+    (by cache key), and the model's shares this poll found spent (operators are told)."""
 
     articles: Mapping[str, Article] = field(default_factory=dict)
     written: Mapping[str, Written] = field(default_factory=dict)
+    fresh: Mapping[str, ModelText] = field(default_factory=dict)
+    spent: tuple[Share, ...] = ()
+    model_used: bool = False
 
 
 @dataclass
@@ -53,62 +62,84 @@ class PollOutcome:
     feed_title: str = ""
 
 
-def apply_result(
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """One poll decided before anything is fetched for it or written: what storage knew, the
+    plan, and who gets which change (every chat's rules checked, the flood rule applied)."""
+
+    known: Known
+    plan: PollPlan
+    fanout: Fanout
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A decided poll with its extras, ready to write: the plan as shown and the messages."""
+
+    plan: PollPlan
+    rows: list[OutboxRow]
+    spent: tuple[Share, ...] = ()
+
+
+def decide_poll(
     session: Session,
     feed_id: int,
     result: FetchResult | str,
     now: datetime,
     settings: Settings,
     raw: RawFeed | NotAFeed | None = None,
-    extras: Extras | None = None,
-) -> PollOutcome:
-    """One feed's poll result, stored in the caller's transaction. `raw`: the body already
-    read as a feed (in the parsing pool); `extras`: what new posts' messages get besides the
-    feed (their pages, the model's texts)."""
-    extras = extras or Extras()
+    model_keys: store.ModelKeys | None = None,
+) -> Decided | PollOutcome:
+    """Read once, plan once, route once: nothing here writes (`session` may be read-only).
+    `raw`: the body already read as a feed (in the parsing pool), or why it is not one;
+    `model_keys`: which of the model's stored answers the read brings along."""
     if raw is None and isinstance(result, FetchResult) and result.status == 200:
         raw = _read(result)
     entries = raw.entries if isinstance(raw, RawFeed) else ()
-    known = store.read_poll(session, feed_id=feed_id, entries=entries)
+    known = store.read_poll(session, feed_id=feed_id, entries=entries, model_keys=model_keys)
     if known is None:
-        return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
-    plan = make_plan(
-        known,
-        result,
-        raw,
-        now,
-        rules_of(settings),
-        articles=extras.articles,
-        model_texts=bool(extras.written),
-    )
-    feed = plan.feed
+        return removed(feed_id)
+    plan = make_plan(known, result, raw, now, rules_of(settings))
     _log_plan(plan)
-    rows = []
-    if plan.changes:
-        info = FeedInfo(slug=feed.slug, title=plan.shown_title)
-        rows = plan_changes(
-            plan.changes,
-            known.audience,
-            info,
-            feed.id,
+    fanout = route(plan.changes, known.audience, now, settings.max_new_per_poll)
+    return Decided(known, plan, fanout)
+
+
+def render_poll(decided: Decided, settings: Settings, extras: Extras | None = None) -> Rendered:
+    """The messages of a decided poll, with its pages and the model's texts (outside the
+    write transaction: this renders, and checks the keywords that waited for the model)."""
+    extras = extras or Extras()
+    plan = enriched(decided.plan, extras.articles, extras.fresh, model_used=extras.model_used)
+    if not plan.changes:
+        return Rendered(plan, [], extras.spent)
+    fanout = decided.fanout.settled(searched_text(extras.written))
+    info = FeedInfo(slug=plan.feed.slug, title=plan.shown_title)
+    rows = plan_fanout(fanout, plan.changes, info, plan.feed.id, extras.written)
+    if any(row.kind is MessageKind.LIST for row in rows):
+        log.info(
+            "feed %s: %d new items in one poll (over MAX_NEW_PER_POLL=%d): each chat that "
+            "would get more gets one list instead of a message per item",
+            plan.feed.slug,
+            sum(1 for c in plan.changes if c.kind is ChangeKind.NEW),
             settings.max_new_per_poll,
-            extras.written,
-            now,
         )
-        if any(row.kind is MessageKind.LIST for row in rows):
-            log.info(
-                "feed %s: %d new items in one poll (over MAX_NEW_PER_POLL=%d): each chat gets "
-                "one list instead of a message per item",
-                feed.slug,
-                sum(1 for c in plan.changes if c.kind is ChangeKind.NEW),
-                settings.max_new_per_poll,
-            )
-    store.write_poll(session, plan=plan, rows=rows)
+    return Rendered(plan, rows, extras.spent)
+
+
+def write_poll(session: Session, rendered: Rendered, settings: Settings) -> PollOutcome:
+    """Store a rendered poll in the caller's transaction: the plan, its messages, and what
+    operators are told (a feed's health, a model share it spent)."""
+    plan = rendered.plan
+    feed = plan.feed
+    if not store.write_poll(session, plan=plan, rows=rendered.rows):
+        return removed(feed.id)
     if plan.alert.send is not None:
         alert_operators(session, feed, plan.intent, plan.alert, settings.bot_admin_ids)
     if plan.churn is not None and plan.churn.alert:
         told = replace(plan.alert, send=AlertKind.CHURNING)
         alert_operators(session, feed, plan.intent, told, settings.bot_admin_ids)
+    if rendered.spent:
+        alert_model_share(session, feed, rendered.spent, settings.bot_admin_ids)
     return PollOutcome(
         feed.slug,
         plan.kind,
@@ -117,6 +148,26 @@ def apply_result(
         plan.items,
         feed_title=plan.shown_title,
     )
+
+
+def apply_result(
+    session: Session,
+    feed_id: int,
+    result: FetchResult | str,
+    now: datetime,
+    settings: Settings,
+    raw: RawFeed | NotAFeed | None = None,
+) -> PollOutcome:
+    """A poll with nothing to fetch for its posts (a new feed's baseline), decided and stored
+    in the caller's transaction."""
+    decided = decide_poll(session, feed_id, result, now, settings, raw)
+    if isinstance(decided, PollOutcome):
+        return decided
+    return write_poll(session, render_poll(decided, settings), settings)
+
+
+def removed(feed_id: int) -> PollOutcome:
+    return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
 
 
 def rules_of(settings: Settings) -> Rules:
@@ -163,6 +214,14 @@ async def parsed(result: FetchResult | str) -> RawFeed | NotAFeed:
         return await parse_off_loop(read_feed, result.body, result.headers)
     except NotAFeed as exc:
         return exc
+
+
+def alert_model_share(
+    session: Session, feed: FeedState, spent: tuple[Share, ...], operators: Iterable[int]
+) -> None:
+    """Operators hear which feed spent a share of the model's hour (once a share and hour)."""
+    languages = {op: store.ensure_private_chat(session, chat_id=op) for op in sorted(operators)}
+    store.enqueue(session, rows=plan_model_alert(feed, spent, languages))
 
 
 def alert_operators(

@@ -1,11 +1,11 @@
-"""One poll cycle, sequenced: claim → fetch → decide → apply.
+"""One poll cycle, sequenced: claim → fetch → decide → enrich → write.
 
 Fetches run concurrently (bounded). `bot.core.polls.decide` says what each answer means; a quiet
-poll
-(304, or the same body) is only noted and written in one batch per cycle; anything else is
-parsed, detected and stored in a worker thread, one transaction per feed, with the outbox rows
-for every chat that wants the changes. A failing feed never affects another, and the event loop
-stays free for Telegram. What one feed's result does to storage is `poll_result.py`.
+poll (304, or the same body) is only noted and written in one batch per cycle; anything else
+is parsed, read, planned and routed in a worker thread outside any write transaction, its new
+posts enriched for the chats that get them (`enrich.py`: pages, the model), and stored in one
+transaction per feed with the outbox rows. A failing feed never affects another, and the event
+loop stays free for Telegram. What one feed's result does to storage is `poll_result.py`.
 """
 
 from __future__ import annotations
@@ -29,15 +29,23 @@ from bot.core.polls.decide import (
 )
 from bot.core.types import ChangeKind, RawFeed
 from bot.db import store
-from bot.db.engine import transaction, writer
+from bot.db.engine import transaction
 from bot.db.reserve import disk_full, keep_reserve
 from bot.net.fetch import Fetcher, FetchError
 from bot.runtime import metrics
 from bot.runtime.clock import Clock, utcnow
 from bot.runtime.config import Settings
-from bot.services.articles import FullText
-from bot.services.models import ModelWriter
-from bot.services.poll_result import Extras, PollOutcome, apply_result, parsed
+from bot.services.enrich import Enricher
+from bot.services.poll_result import (
+    Decided,
+    Extras,
+    PollOutcome,
+    apply_result,
+    decide_poll,
+    parsed,
+    render_poll,
+    write_poll,
+)
 
 log = logging.getLogger(__name__)
 LAST_CYCLE_KEY = "last_poll_cycle_finished"
@@ -89,8 +97,7 @@ class Poller:
         self.engine, self.fetcher, self.settings, self.clock = engine, fetcher, settings, clock
         self.owner = owner
         self._full_said = False  # a full disk is said once per cycle, not once per feed
-        self.full_text = FullText(engine, fetcher, settings, clock)
-        self.models = ModelWriter(engine, settings, clock)
+        self.enricher = Enricher(engine, fetcher, settings, clock)
 
     async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
         started = time.monotonic()
@@ -162,15 +169,7 @@ class Poller:
         else:
             try:
                 raw = await parsed(result) if intent.parse else None
-                articles, late = await self.full_text.pages_of_new_posts(feed, raw)
-                # A dry run asks no model: it would cost money and store the answers.
-                written = {} if dry_run else await self.models.for_new_posts(feed, raw, articles)
-                extras = Extras(articles, written)
-                outcome = await asyncio.to_thread(
-                    self._apply, feed.id, result, dry_run, raw, extras
-                )
-                if not dry_run:
-                    self.full_text.store_later(feed, raw, outcome, late)
+                outcome = await self._changed(feed.id, result, raw, dry_run=dry_run)
             except Exception as exc:  # a bug or a database fault must not stop the other feeds
                 if not disk_full(exc):
                     log.exception("feed %s: could not store the poll result", feed.slug)
@@ -192,28 +191,54 @@ class Poller:
 
     async def settle(self) -> None:
         """Wait until pages still being read are stored (tests; a graceful stop)."""
-        await self.full_text.settle()
+        await self.enricher.settle()
 
     def record_quiet(self, quiet: list[QuietPoll], *, caught_up: bool = False) -> None:
         """Quiet polls in one transaction; `caught_up`: nothing is overdue (for `health`)."""
         record_quiet(self.engine, quiet, self.clock(), cycle_finished=caught_up)
 
-    def _apply(
-        self,
-        feed_id: int,
-        result: FetchResult | str,
+    async def _changed(
+        self, feed_id: int, result: FetchResult | str, raw: RawFeed | NotAFeed | None, *,
         dry_run: bool,
-        raw: RawFeed | NotAFeed | None = None,
-        extras: Extras | None = None,
-    ) -> PollOutcome:
-        """Plan on the feed's current row and store it all in one transaction."""
-        with Session(writer(self.engine), expire_on_commit=False) as session:
-            outcome = self.apply(session, feed_id, result, raw, extras)
-            if dry_run:
-                session.rollback()
-            else:
-                session.commit()
-            return outcome
+    ) -> PollOutcome:  # fmt: skip
+        """Decide once, then enrich, then write once (`poll_result.py`): the read, the plan
+        and every chat's rules run before the write transaction, the pages and the model's
+        calls between the two (the feed is leased meanwhile, so what was read still holds)."""
+        done = await asyncio.to_thread(self._decide, feed_id, result, raw, dry_run)
+        if not isinstance(done, Decided):
+            return done
+        body = raw if isinstance(raw, RawFeed) else None
+        extras, late = await self.enricher.enrich(done, body, dry_run=dry_run)
+        outcome = await asyncio.to_thread(self._finish, done, extras, dry_run)
+        if not dry_run:
+            self.enricher.later(done.plan.feed, late)
+        return outcome
+
+    def _decide(
+        self, feed_id: int, result: FetchResult | str, raw: RawFeed | NotAFeed | None, dry_run: bool
+    ) -> Decided | PollOutcome:
+        """Read, plan and route; when nothing is to be fetched for the posts, also render and
+        write, in the same thread (most changed polls)."""
+        with Session(self.engine) as session:
+            decided = decide_poll(
+                session, feed_id, result, self.clock(), self.settings, raw,
+                self.enricher.model_keys,
+            )  # fmt: skip
+        if isinstance(decided, PollOutcome) or self.enricher.wanted(decided):
+            return decided
+        return self._finish(decided, Extras(), dry_run)
+
+    def _finish(self, decided: Decided, extras: Extras, dry_run: bool) -> PollOutcome:
+        """Render outside the transaction, then write it all in one (a dry run writes nothing)."""
+        rendered = render_poll(decided, self.settings, extras)
+        if dry_run:
+            plan = rendered.plan
+            return PollOutcome(
+                plan.feed.slug, plan.kind, plan.changes, plan.intent.error, plan.items,
+                feed_title=plan.shown_title,
+            )  # fmt: skip
+        with transaction(self.engine) as session:
+            return write_poll(session, rendered, self.settings)
 
     def apply(
         self,
@@ -221,12 +246,10 @@ class Poller:
         feed_id: int,
         result: FetchResult | str,
         raw: RawFeed | NotAFeed | None = None,
-        extras: Extras | None = None,
     ) -> PollOutcome:
-        """read → plan → enqueue → write, in the caller's transaction (`poll_result.py`).
-        `raw`: the body already parsed (in the parsing pool), or why it is not a feed;
-        `extras`: pages and model texts for new posts' messages."""
-        return apply_result(session, feed_id, result, self.clock(), self.settings, raw, extras)
+        """A poll with nothing fetched for its posts (a new feed's baseline), decided and
+        stored in the caller's transaction."""
+        return apply_result(session, feed_id, result, self.clock(), self.settings, raw)
 
 
 def lease_due(

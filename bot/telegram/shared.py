@@ -65,8 +65,7 @@ class Shared:
             job.cancel()
         if self.loops is not None:
             await self.loops.stop()
-        await self.poller.full_text.cancel()  # pages still coming: their posts keep the excerpt
-        await self.poller.models.aclose()
+        await self.poller.enricher.stop()  # pages still coming: their posts keep the excerpt
         await self.poller.fetcher.aclose()
 
     @property

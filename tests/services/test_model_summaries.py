@@ -88,7 +88,7 @@ async def make(
     async with make_fetcher(settings) as fetcher:
         poller = Poller(engine, fetcher, settings)
         yield Setup(poller, feeds, engine)
-        await poller.models.aclose()
+        await poller.enricher.stop()
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@
 What a model is asked (`prompt`), how its answer is read (`read_reply`: untrusted text, so no
 markup, no links but the post's own, at most three sentences and a length cap), which chats
 need which text (`needs`, `Written.for_reader`), and the cache key (`cache_key`: one call per
-post version, language, kind, model and prompt, however many chats read it).
+post version, language, kind, model and prompt, however many chats read it; `version`: the
+feed's own content, so the keys are known before the poll reads storage).
 """
 
 from __future__ import annotations
@@ -172,17 +173,44 @@ def prompt(
     kind: Kind, language: str, title: str, text: str, extract: str = "", custom: str = ""
 ) -> list[dict[str, str]]:  # fmt: skip
     """The chat-completions messages for one post: only its public title and text."""
-    target = LANGUAGE_NAMES.get(language, language)
     if kind is Kind.SUMMARY:
-        task = custom or SUMMARY_TASK.format(target=target)
         body = f"Title: {title}\n\n{text[:MAX_INPUT_CHARS]}"
     else:
-        task = TRANSLATION_TASK.format(target=target)
         body = f"Title: {title}\n\nSummary: {extract[:MAX_INPUT_CHARS]}"
-    task += ANSWER_FORMAT
     return [
-        {"role": "system", "content": task},
+        {"role": "system", "content": instruction(kind, language, custom)},
         {"role": "user", "content": body},
+    ]
+
+
+def instruction(kind: Kind, language: str, custom: str = "") -> str:
+    """The system message: what is asked, in which language, in which answer format."""
+    target = LANGUAGE_NAMES.get(language, language)
+    if kind is Kind.SUMMARY:
+        return (custom or SUMMARY_TASK.format(target=target)) + ANSWER_FORMAT
+    return TRANSLATION_TASK.format(target=target) + ANSWER_FORMAT
+
+
+def version(content_hash: str, full_text: bool) -> str:
+    """A post's version as the cache knows it: the feed's own content (its hash) and whether
+    its page is read. Known before any page is read, so a poll reads its cached answers with
+    everything else it reads (`store.read_poll`); a page's furniture never asks again."""
+    return f"{content_hash}\x1f{'page' if full_text else 'feed'}"
+
+
+def possible_keys(
+    posts: Iterable[tuple[str, str]], readers: Iterable[Reader], model: str, custom: str = ""
+) -> list[str]:
+    """The cache keys these (title, version) posts may need for these chats: every (language,
+    kind) some chat may ask for, whatever the post's language (a superset, for one read)."""
+    wanted = sorted(needs(readers, ""))
+    if not wanted:
+        return []
+    systems = [(kind, language, instruction(kind, language, custom)) for language, kind in wanted]
+    return [
+        cache_key(kind, language, model, system, title, seen)
+        for title, seen in posts
+        for kind, language, system in systems
     ]
 
 

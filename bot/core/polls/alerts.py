@@ -1,4 +1,5 @@
-"""When operators hear about a feed: failing for a while, gone, moved, and back again.
+"""When operators hear about a feed: failing for a while, gone, moved, and back again; and
+which feed spent a share of the language model's hour (`core/polls/shares.py`).
 
 A feed's alert state is stored with it (None, `failing`, `gone` or `moved`), so each condition
 is announced once when it starts and a failure once more when it ends, however many polls lie in
@@ -14,6 +15,7 @@ from enum import StrEnum
 from bot.core.lang import ENGLISH, N_, Translator
 from bot.core.messages.escape import esc
 from bot.core.polls.decide import FeedIntent, FeedState, FeedStatus
+from bot.core.polls.shares import Share, ShareKind
 from bot.core.text import shorten
 from bot.core.urls import shown_url
 
@@ -94,4 +96,37 @@ def render_alert(
         since=(since or intent.checked_at).strftime("%Y-%m-%d %H:%M"),
         reason=esc(shorten(intent.error or "", 300)),
         url=esc(shown_url(intent.new_url or "", operator=True)),
+    )
+
+
+_SPENT = {
+    ShareKind.FEED: N_(
+        "💸 Feed <b>{title}</b> (<code>{slug}</code>) spent its share of the language model: "
+        "{calls} calls this hour. Its posts get extractive summaries until the next hour."
+    ),
+    ShareKind.OWNER: N_(
+        "💸 Feed <b>{title}</b> (<code>{slug}</code>) spent the last of the {calls} model calls "
+        "this hour of the user who added it ({user}). Their feeds get extractive summaries "
+        "until the next hour."
+    ),
+    ShareKind.CHAT_FEEDS: N_(
+        "💸 Feed <b>{title}</b> (<code>{slug}</code>) spent the last of the {calls} model calls "
+        "this hour that chat-added feeds share. They get extractive summaries until the next "
+        "hour; your own feeds keep the rest."
+    ),
+    ShareKind.ALL: N_(
+        "💸 Feed <b>{title}</b> (<code>{slug}</code>) spent the last of the language model's "
+        "{calls} calls this hour (MODEL_MAX_CALLS_PER_HOUR). Posts get extractive summaries "
+        "until the next hour."
+    ),
+}
+
+
+def render_spent(feed: FeedState, share: Share, tr: Translator = ENGLISH) -> str:
+    """The operator's message naming the feed that spent a share of the model's hour."""
+    return tr.gettext(_SPENT[share.kind]).format(
+        title=esc(shorten(feed.title or feed.slug, 200)),
+        slug=esc(feed.slug),
+        calls=share.limit,
+        user=feed.added_by or "",
     )

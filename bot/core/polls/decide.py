@@ -93,6 +93,7 @@ class FeedState:
         False  # new posts' pages are read for their article (core/messages/fulltext.py)
     )
     due_at: datetime | None = None  # when its poll was due (the scheduler's delay)
+    added_by: int | None = None  # who added it from a chat (None: an operator's feed)
 
     @property
     def validators(self) -> tuple[str | None, str | None]:

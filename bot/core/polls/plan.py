@@ -22,6 +22,7 @@ from bot.core.feeds.entries import NotAFeed
 from bot.core.feeds.parse import finish_feed
 from bot.core.messages.article import Article
 from bot.core.messages.fulltext import excerpt_only, with_article
+from bot.core.messages.modeltext import ModelText
 from bot.core.polls.alerts import AlertStep, alert_step
 from bot.core.polls.decide import FeedIntent, FeedState, FetchResult, PollKind, decide, failed
 from bot.core.polls.schedule import next_check
@@ -50,6 +51,9 @@ class Known:
     has_stored: bool = False
     newest: datetime | None = None
     audience: Sequence[Reader] = ()
+    # The model's stored answers the unseen entries may need (cache key → text): read with
+    # the rest, so that a poll with the model on still reads storage once.
+    model_texts: Mapping[str, ModelText] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +109,7 @@ class PollPlan:
     writes: tuple[ItemWrite, ...] = ()
     changes: tuple[Change, ...] = ()  # what chats are told, in reading order
     articles: Mapping[str, Article] = field(default_factory=dict)
+    model_texts: Mapping[str, ModelText] = field(default_factory=dict)  # fresh answers to keep
     notes: str | None = None  # what was absorbed instead of announced
     warning: str | None = None  # what the parser had to work around
     items: int = 0  # entries in the document
@@ -131,13 +136,10 @@ def make_plan(
     raw: RawFeed | NotAFeed | None,
     now: datetime,
     rules: Rules,
-    *,
-    articles: Mapping[str, Article] | None = None,
-    model_texts: bool = False,
 ) -> PollPlan:
     """The poll's one decision. `raw`: the body read as a feed (or why it is not one) whenever
-    the fetch was a 200; `articles`: new posts' pages (full text), shown instead of their
-    excerpts; `model_texts`: the operator's model wrote for this poll (old texts are pruned)."""
+    the fetch was a 200. What the plan's new posts get besides the feed (their pages, the
+    model's texts) is fetched afterwards, for the chats that receive them (`enriched`)."""
     feed = known.feed
     # The pace is settled once, with the body's own <ttl> when there is a body.
     paced = replace(feed, ttl_seconds=raw.ttl_seconds) if isinstance(raw, RawFeed) else feed
@@ -177,7 +179,6 @@ def make_plan(
     if churn.slowed:
         pace = slowed_pace(intent.pace_seconds)
         intent = replace(intent, next_check_at=next_check(now, pace), pace_seconds=pace)
-    pages = articles or {}
     return PollPlan(
         feed,
         intent,
@@ -186,15 +187,36 @@ def make_plan(
         churn=churn,
         rekeys=tuple(rekeys),
         writes=writes,
-        changes=tuple(_shown(c, pages) for c in detection.changes),
-        articles=pages,
+        changes=detection.changes,
         notes=explain(rekeys, detection),
         warning=raw.warning,
         items=len(writes),
         inserted=inserted,
         excerpt_only=excerpt_only(parsed.items),
         prune=Prune(now - timedelta(days=rules.keep_days), now, rules.max_items),
-        prune_texts=now - timedelta(days=rules.keep_days) if model_texts else None,
+    )
+
+
+def enriched(
+    plan: PollPlan,
+    articles: Mapping[str, Article],
+    model_texts: Mapping[str, ModelText],
+    *,
+    model_used: bool = False,
+) -> PollPlan:
+    """The decided plan with what was fetched for its new posts: their pages (`articles`,
+    shown instead of the excerpts; detection stayed on the feed's own text) and the model's
+    fresh answers (kept; when the model was used, its texts older than the items are pruned).
+    Nothing is decided again: the changes, writes and state stay the plan's."""
+    if not articles and not model_texts and not model_used:
+        return plan
+    prune_texts = plan.prune.unseen_since if model_used and plan.prune is not None else None
+    return replace(
+        plan,
+        changes=tuple(_shown(c, articles) for c in plan.changes),
+        articles={**plan.articles, **articles},
+        model_texts={**plan.model_texts, **model_texts},
+        prune_texts=prune_texts,
     )
 
 

@@ -12,7 +12,7 @@ command), returning value objects (core types or the small ones defined here), n
 - `outbox`: queued messages, from enqueue to sent
 - `leases`: which process polls a feed or delivers to a chat
 - `state`: small cross-process facts
-- `budget`: the Telegram rate budget shared by every process (PostgreSQL)
+- `budget`: the Telegram rate budget and the model's hourly shares, shared by every process
 - `statements`: how the poll's hot path runs SQL (statements built once, with bind parameters)
 
 A new query goes in the module of the table it reads or writes, and is re-exported here; one
@@ -26,7 +26,7 @@ from bot.db.store.articles import (
     set_full_text,
     toggle_full_text,
 )
-from bot.db.store.budget import reserve
+from bot.db.store.budget import reserve, spend_model_calls
 from bot.db.store.chats import (
     chat_language,
     chat_quiet,
@@ -111,7 +111,7 @@ from bot.db.store.outbox import (
     quiet_held,
     release_held,
 )
-from bot.db.store.polls import read_poll, write_poll
+from bot.db.store.polls import ModelKeys, read_poll, write_poll
 from bot.db.store.state import get_state, set_state
 from bot.db.store.subscriptions import (
     DigestSubscription,
@@ -142,6 +142,7 @@ __all__ = [
     "FeedListing",
     "FeedView",
     "HeldItem",
+    "ModelKeys",
     "OutboxRow",
     "Queued",
     "QuietHeld",
@@ -232,6 +233,7 @@ __all__ = [
     "set_summary_mode",
     "set_timezone",
     "set_translate",
+    "spend_model_calls",
     "stored_items",
     "subscribe",
     "toggle_edits",

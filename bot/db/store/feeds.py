@@ -163,7 +163,7 @@ STATE_COLUMNS = columns(
     Feed,
     "id slug url title etag last_modified trusted body_hash baseline_done error_count"
     " interval_seconds ttl_seconds failing_since alert alerted_at churn_polls full_text"
-    " next_check_at",
+    " next_check_at added_by",
 )
 
 _ONE_STATE = sa_select(*STATE_COLUMNS).where(_FEED.c.id == bindparam("b_id"))
@@ -240,8 +240,9 @@ def apply_intent(
     alert: AlertStep | None = None,
     churn_polls: int | None = None,
     excerpt_only: bool | None = None,
-) -> None:
-    """Write what the decision says about the feed row; the lease is released with it."""
+) -> bool:
+    """Write what the decision says about the feed row; the lease is released with it.
+    False: the feed is gone (removed while it was polled)."""
     values: dict[str, object] = {
         "status": intent.status,
         "last_error": intent.error,
@@ -269,4 +270,4 @@ def apply_intent(
         values["churn_polls"] = churn_polls
     if excerpt_only is not None:
         values["excerpt_only"] = excerpt_only
-    run(session, _UPDATE_FEED, {**values, "b_id": feed_id})
+    return bool(run(session, _UPDATE_FEED, {**values, "b_id": feed_id}).rowcount)

@@ -3,14 +3,15 @@ executed in one call (`core/polls/plan.py` decides; nothing here does)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from sqlmodel import Session
 
 from bot.core.detection.identity import identity_of
+from bot.core.polls.decide import FeedState
 from bot.core.polls.plan import Known, PollPlan
-from bot.core.types import RawEntry
+from bot.core.types import RawEntry, Reader
 from bot.db.store.articles import save_articles
 from bot.db.store.feeds import apply_intent, feed_states
 from bot.db.store.items import (
@@ -22,15 +23,26 @@ from bot.db.store.items import (
     stored_items,
     write_items,
 )
-from bot.db.store.modeltexts import prune_model_texts
+from bot.db.store.modeltexts import model_texts, prune_model_texts, save_model_texts
 from bot.db.store.outbox import OutboxRow, enqueue
 from bot.db.store.subscriptions import feed_audience
 
+# The model's cache keys that unseen entries may need for this audience ([] when the model is
+# off or no chat asks for it): given by the poll service, which knows the model and prompt.
+ModelKeys = Callable[[FeedState, Sequence[RawEntry], Sequence[Reader]], list[str]]
 
-def read_poll(session: Session, *, feed_id: int, entries: Sequence[RawEntry] = ()) -> Known | None:
+
+def read_poll(
+    session: Session,
+    *,
+    feed_id: int,
+    entries: Sequence[RawEntry] = (),
+    model_keys: ModelKeys | None = None,
+) -> Known | None:
     """The feed's row and what is stored about the document's `entries` (None: the feed was
     removed). Candidates for re-keying are looked up only for unseen entries of a feed past
-    its baseline, the feed's newest item only when none of the document's keys is stored."""
+    its baseline, the feed's newest item only when none of the document's keys is stored,
+    the model's stored answers only when some chat asks for them."""
     found = feed_states(session, feed_id=feed_id)
     if not found:
         return None
@@ -39,6 +51,11 @@ def read_poll(session: Session, *, feed_id: int, entries: Sequence[RawEntry] = (
         return Known(feed, audience=feed_audience(session, feed_id=feed_id))
     stored = stored_items(session, feed_id=feed_id, keys=[e.key for e in entries])
     unseen = [e for e in entries if e.key not in stored]
+    audience = feed_audience(session, feed_id=feed_id)
+    texts = {}
+    if model_keys is not None and feed.baseline_done and unseen:
+        keys = model_keys(feed, unseen, audience)
+        texts = model_texts(session, keys=keys) if keys else {}
     candidates = []
     if feed.baseline_done and unseen:
         candidates = identity_candidates(
@@ -56,21 +73,36 @@ def read_poll(session: Session, *, feed_id: int, entries: Sequence[RawEntry] = (
         candidates,
         has_stored,
         newest,
-        audience=feed_audience(session, feed_id=feed_id),
+        audience=audience,
+        model_texts=texts,
     )
 
 
-def write_poll(session: Session, *, plan: PollPlan, rows: Sequence[OutboxRow] = ()) -> None:
-    """Execute the plan in the caller's transaction: re-keys, item rows, articles, the
-    messages (`rows` about this poll's posts name them by `item_key`: their ids exist only
-    now), pruning, and the feed row last (which releases its lease)."""
+def write_poll(session: Session, *, plan: PollPlan, rows: Sequence[OutboxRow] = ()) -> bool:
+    """Execute the plan in the caller's transaction: the feed row first (which releases its
+    lease, and says whether the feed still exists: it was read outside this transaction, and
+    one removed meanwhile gets nothing written: False), re-keys, item rows, articles, the
+    model's answers, the messages (`rows` about this poll's posts name them by `item_key`:
+    their ids exist only now), and pruning."""
     feed_id, now = plan.feed.id, plan.intent.checked_at
+    if not apply_intent(
+        session,
+        feed_id=feed_id,
+        intent=plan.intent,
+        title=plan.title,
+        alert=plan.alert,
+        churn_polls=plan.churn.polls if plan.churn is not None else None,
+        excerpt_only=plan.excerpt_only,
+    ):
+        return False
     if plan.rekeys:
         rekey_items(session, feed_id=feed_id, moves=[(r.old_key, r.new_key) for r in plan.rekeys])
     if plan.writes:
         write_items(session, feed_id=feed_id, writes=plan.writes, now=now)
     if plan.articles:
         save_articles(session, feed_id=feed_id, articles=plan.articles, now=now)
+    if plan.model_texts:
+        save_model_texts(session, feed_id=feed_id, texts=plan.model_texts, now=now)
     if rows:
         ids = item_ids(session, feed_id=feed_id, keys=[r.item_key for r in rows if r.item_key])
         enqueue(
@@ -87,12 +119,4 @@ def write_poll(session: Session, *, plan: PollPlan, rows: Sequence[OutboxRow] = 
             keep=plan.prune.keep,
             seen_at=plan.prune.seen_at,
         )
-    apply_intent(
-        session,
-        feed_id=feed_id,
-        intent=plan.intent,
-        title=plan.title,
-        alert=plan.alert,
-        churn_polls=plan.churn.polls if plan.churn is not None else None,
-        excerpt_only=plan.excerpt_only,
-    )
+    return True

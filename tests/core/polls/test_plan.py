@@ -19,7 +19,7 @@ from bot.core.feeds.parse import read_feed
 from bot.core.messages.article import Article
 from bot.core.polls.alerts import AlertKind
 from bot.core.polls.decide import FeedState, FetchResult, PollKind
-from bot.core.polls.plan import Known, PollPlan, Rules, WriteKind, make_plan
+from bot.core.polls.plan import Known, PollPlan, Rules, WriteKind, enriched, make_plan
 from bot.core.text import FINGERPRINT_VERSION
 from bot.core.types import ChangeKind, Identity, StoredItem
 
@@ -98,7 +98,8 @@ def poll(
     stored = {k: v for k, v in known.stored.items() if k in {e.key for e in raw.entries}}
     known = replace(known, stored=stored)
     result = FetchResult(200, "https://notes.example/feed", body=body)
-    return make_plan(known, result, raw, NOW, RULES, articles=articles, model_texts=model_texts)
+    plan = make_plan(known, result, raw, NOW, RULES)
+    return enriched(plan, articles or {}, {}, model_used=model_texts)
 
 
 def baseline(posts: dict[int, str]) -> tuple[bytes, dict[str, StoredItem]]:

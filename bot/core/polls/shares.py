@@ -15,7 +15,7 @@ meets it: operators hear which feed spent it, once, not on every poll.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 
@@ -96,7 +96,7 @@ def grant(
         refused = was.refused + (short if full else 0)
         if short and full and was.refused == 0:
             first.append(share)
-        after[share.name] = Spent(hour, was.used + granted, refused)
+        after[share.name] = replace(was, used=was.used + granted, refused=refused)
     return Grant(granted, tuple(first)), after
 
 

@@ -73,6 +73,9 @@ def test_quiet_hours_hold_like_a_digest() -> None:
     assert held.reader.digest and route([new(0)], [quiet], NOW, max_new=10).asks() == {}
     (awake,) = route([new(0)], [quiet], None, max_new=10).routes
     assert not awake.reader.digest
+    evening = datetime(2026, 12, 3, 18, 0, tzinfo=UTC)
+    (outside,) = route([new(0)], [quiet], evening, max_new=10).routes
+    assert not outside.reader.digest
 
 
 def test_the_model_is_asked_only_for_chats_that_show_its_text() -> None:
@@ -88,6 +91,8 @@ def test_the_model_is_asked_only_for_chats_that_show_its_text() -> None:
 
 def test_a_feed_nobody_follows_keeps_its_pages_unless_flooded() -> None:
     assert route([new(0), edit(3)], [], NOW, max_new=2).pages() == ["k0"]
+    exactly = route([new(0), new(1)], [], NOW, max_new=2)
+    assert exactly.pages() == ["k0", "k1"] and exactly.max_new == 2
     assert route([new(0), new(1), new(2)], [], NOW, max_new=2).pages() == []
 
 
@@ -107,6 +112,8 @@ def test_keywords_that_search_the_models_text_wait_for_it() -> None:
     done = fanout.settled(searched)
     assert keys(done.routes[0].changes) == ["k0"] and not done.routes[0].waiting
     assert done.routes[1] == settled
+    backwards = route(changes, [plain, chinese], NOW, max_new=10).settled(searched)
+    assert [keys(r.changes) for r in backwards.routes] == [[], ["k0"]]
 
 
 def test_settling_applies_the_flood_rule_to_what_passed() -> None:

@@ -40,7 +40,9 @@ def test_a_chat_feed_draws_on_every_share() -> None:
 
 def test_a_share_is_at_least_one_call_while_there_is_a_budget() -> None:
     assert [s.limit for s in shares_of(1, False, 2, Fractions(per_hour=3))] == [3, 1, 1, 1]
+    assert [s.limit for s in shares_of(1, False, 2, Fractions(per_hour=1))] == [1, 1, 1, 1]
     assert [s.limit for s in shares_of(1, False, 2, Fractions(per_hour=0))] == [0, 0, 0, 0]
+    assert grant(3, (), {}, HOUR) == (Grant(3, ()), {})  # nothing to draw on: nothing limits
 
 
 def test_the_narrowest_share_decides_and_is_reported_once_an_hour() -> None:

@@ -3,10 +3,12 @@ No PTB here: the same use cases run from a chat, the CLI, a benchmark or a test.
 
 Polling:
 - `scheduler`: the steady schedule, due feeds claimed in small batches
-- `polling`: one poll cycle (claim → fetch → plan → write)
-- `poll_result`: one feed's result, stored in the caller's transaction
+- `polling`: one poll cycle (claim → fetch → decide → enrich → write)
+- `poll_result`: one feed's result: read, plan and route once; render; write in one transaction
+- `enrich`: what the routed new posts get besides the feed (pages, the model's texts)
 - `articles`: full text, each new post's page read once through the guard
 - `models`: the operator's language model, each new post's texts asked once
+- `model_budget`: the model's hourly budget for every process, in shares
 - `cpu`: the small pool CPU-bound parsing runs in
 - `loops`: the background loops every process runs (poll, deliver)
 

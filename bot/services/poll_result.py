@@ -101,7 +101,8 @@ def decide_poll(
         return removed(feed_id)
     plan = make_plan(known, result, raw, now, rules_of(settings))
     _log_plan(plan)
-    fanout = route(plan.changes, known.audience, now, settings.max_new_per_poll)
+    most = settings.max_new_per_poll
+    fanout = route(plan.changes, known.audience, now, most) if plan.changes else Fanout((), most)
     return Decided(known, plan, fanout)
 
 

@@ -10,8 +10,9 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import pytest
+from aiohttp import web
 from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from bot.core.messages.digest import DigestSchedule
 from bot.core.messages.render import to_plain
@@ -77,10 +78,10 @@ async def site(
         model_api_url=api.base_url,
         model_api_key=KEY,
         model_name="tiny-test-model",
-        model_timeout_seconds=3.0,
-        full_text_wait_seconds=3.0,
+        model_timeout_seconds=10.0,  # generous: these tests count calls, never time
+        full_text_wait_seconds=10.0,
     )
-    async with Fetcher(FetchLimits(total_timeout=2.0), allowed_ports=None) as fetcher:
+    async with Fetcher(FetchLimits(total_timeout=8.0), allowed_ports=None) as fetcher:
         poller = Poller(engine, fetcher, settings)
         made = Site(poller, feeds, api, base, engine)
         made.serve(OLD)
@@ -103,7 +104,7 @@ def queued(engine: Engine, chat_id: int) -> list[tuple[str, str, str]]:
     """Each queued message's kind, post title (or "") and visible text."""
     with Session(engine) as session:
         rows = session.exec(
-            select(Delivery).where(Delivery.chat_id == chat_id).order_by(Delivery.id)
+            select(Delivery).where(Delivery.chat_id == chat_id).order_by(col(Delivery.id))
         ).all()
         titles = {i.id: i.title for i in session.exec(select(Item)).all()}
     return [(r.kind, titles.get(r.item_id or 0, ""), to_plain(r.text)) for r in rows]
@@ -175,3 +176,24 @@ async def test_a_dry_run_writes_nothing_and_asks_no_model(site: Site) -> None:
     with Session(site.engine) as session:
         assert len(session.exec(select(Item)).all()) == len(OLD)
         assert session.exec(select(Article)).all() == []
+
+
+async def test_a_feed_removed_while_its_pages_are_read_gets_nothing_written(
+    site: Site, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The poll reads before it writes (the lease keeps other pollers away, not a removal)."""
+    news = story(0, "harbour")
+
+    async def slowly(request: web.Request) -> web.StreamResponse:
+        with transaction(site.engine) as session:
+            store.remove_feed(session, slug="desk")
+        return web.Response(body=news_page(news, site.base), content_type="text/html")
+
+    site.serve([news, *OLD])
+    site.feeds.behave(f"/{news.slug}/", slowly)
+    outcome = await site.poller.poll_feed(1)
+    assert outcome.error == "feed was removed"
+    assert not [r for r in caplog.records if r.exc_info]
+    with Session(site.engine) as session:
+        assert session.exec(select(Item)).all() == []
+        assert session.exec(select(Delivery)).all() == []

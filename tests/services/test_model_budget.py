@@ -11,7 +11,7 @@ from html import escape
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from bot.core.messages.render import to_plain
 from bot.core.types import MessageKind
@@ -101,7 +101,7 @@ def summarised(engine: Engine, chat_id: int) -> list[bool]:
     """For each message queued for the chat: does it show the model's summary?"""
     with Session(engine) as session:
         rows = session.exec(
-            select(Delivery).where(Delivery.chat_id == chat_id).order_by(Delivery.id)
+            select(Delivery).where(Delivery.chat_id == chat_id).order_by(col(Delivery.id))
         ).all()
     return [any(tag in to_plain(r.text) for tag in ("[en]", "[es]", "[zh]")) for r in rows]
 

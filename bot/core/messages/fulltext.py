@@ -8,12 +8,12 @@ summary, the `full` format and the image of a new post's message.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.core.messages.article import Article
 from bot.core.messages.boilerplate import CUT_MARKS
-from bot.core.types import ParsedItem, RawEntry
+from bot.core.types import ParsedItem
 
 SHORT_WORDS = 120  # a description this short is a teaser, not the post
 _WORD = re.compile(r"\w+")
@@ -35,18 +35,6 @@ def is_excerpt(item: ParsedItem) -> bool:
 def excerpt_only(items: Sequence[ParsedItem]) -> bool:
     """Every item of the document is an excerpt (the hint to turn full text on)."""
     return bool(items) and all(is_excerpt(item) for item in items)
-
-
-def pages_to_read(
-    entries: Sequence[RawEntry], known: Collection[str], *, baseline_done: bool, most: int
-) -> list[RawEntry]:
-    """The entries whose pages a poll reads: new posts (keys storage does not know) with a
-    link, none on a feed's first poll (its posts are the baseline, not news), and none when
-    more than `most` are new (that poll sends one list of titles, with no summaries)."""
-    if not baseline_done:
-        return []
-    fresh = [e for e in entries if e.key not in known and e.link]
-    return fresh if len(fresh) <= most else []
 
 
 def with_article(item: ParsedItem, article: Article) -> ParsedItem:

@@ -14,9 +14,9 @@ from bot.core.messages.article import (
     extract_article,
     failed,
 )
-from bot.core.messages.fulltext import excerpt_only, is_excerpt, pages_to_read, with_article
+from bot.core.messages.fulltext import excerpt_only, is_excerpt, with_article
 from bot.core.messages.render import render_change
-from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem, RawEntry
+from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
 from tests.support.fixtures.article_pages import (
     CRANES,
     ORCHARD,
@@ -33,10 +33,6 @@ def item(text: str, *, full: bool = True, key: str = "k", image: str | None = No
     return ParsedItem(
         key, "Title", "https://a.example/p", None, None, (), text, "f", 0, image=image, full=full
     )
-
-
-def entry(key: str, link: str | None = "https://a.example/p") -> RawEntry:
-    return RawEntry(key, "T", link, None, None, (), "<p>x</p>", "h", 0)
 
 
 # --- excerpt-only feeds ------------------------------------------------------------------------
@@ -76,28 +72,6 @@ def test_a_feed_is_excerpt_only_when_every_item_is() -> None:
     assert excerpt_only([cut, cut])
     assert not excerpt_only([cut, item(LONG)])
     assert not excerpt_only([])
-
-
-# --- which pages a poll reads ------------------------------------------------------------------
-
-
-def test_only_new_posts_with_links_after_the_baseline() -> None:
-    entries = [entry("a"), entry("b"), entry("c", link=None)]
-    assert pages_to_read(entries, {"a"}, baseline_done=True, most=10) == [entries[1]]
-    assert pages_to_read(entries, set(), baseline_done=False, most=10) == []
-
-
-def test_a_flood_of_new_posts_reads_no_page() -> None:
-    entries = [entry(str(n)) for n in range(5)]
-    assert len(pages_to_read(entries, set(), baseline_done=True, most=5)) == 5
-    assert pages_to_read(entries, set(), baseline_done=True, most=4) == []
-
-
-@given(st.lists(st.sampled_from("abcdef"), unique=True), st.sets(st.sampled_from("abcdef")))
-def test_pages_read_are_exactly_the_unknown_keys(keys: list[str], known: set[str]) -> None:
-    entries = [entry(k) for k in keys]
-    chosen = pages_to_read(entries, known, baseline_done=True, most=10)
-    assert [e.key for e in chosen] == [k for k in keys if k not in known]
 
 
 # --- the article joins its post ----------------------------------------------------------------

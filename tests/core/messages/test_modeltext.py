@@ -14,10 +14,13 @@ from bot.core.messages.modeltext import (
     ModelText,
     Written,
     cache_key,
+    instruction,
     language_of,
     needs,
+    possible_keys,
     prompt,
     read_reply,
+    version,
 )
 from bot.core.messages.render import render_change, to_plain
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem, Reader, TextDiff
@@ -135,6 +138,35 @@ def test_the_cache_key_changes_with_everything_that_shapes_the_answer() -> None:
     assert cache_key(Kind.SUMMARY, "zh", "m", "p", "T", long) == cache_key(
         Kind.SUMMARY, "zh", "m", "p", "T", long + "more"
     )  # past what is sent, nothing changes the answer
+
+
+def test_a_posts_version_is_the_feeds_content_and_whether_its_page_is_read() -> None:
+    assert version("abc", False) == "abc\x1ffeed" and version("abc", True) == "abc\x1fpage"
+
+
+def test_the_keys_read_with_the_poll_cover_every_text_a_chat_may_ask_for() -> None:
+    readers = [
+        Reader(1, language="zh", summary_mode="model"),
+        Reader(2, language="es", translate=True),
+        Reader(3, language="zh", summary_mode="model", message_format="full"),
+        Reader(4),
+    ]
+    posts = [("Title one", version("h1", False)), ("Title two", version("h2", True))]
+    keys = possible_keys(posts, readers, "m", "Be brief.")
+    expected = [
+        cache_key(kind, language, "m", instruction(kind, language, custom), title, seen)
+        for title, seen in posts
+        for language, kind, custom in (
+            ("es", Kind.TRANSLATION, ""),
+            ("zh", Kind.SUMMARY, "Be brief."),
+        )
+    ]
+    assert keys == expected
+    assert possible_keys(posts, [Reader(4)], "m") == []
+    # What the poll asks later is found under the same key.
+    system = prompt(Kind.SUMMARY, "zh", "Title one", "Body", custom="Be brief.")[0]["content"]
+    assert system == instruction(Kind.SUMMARY, "zh", "Be brief.")
+    assert cache_key(Kind.SUMMARY, "zh", "m", system, *posts[0]) in keys
 
 
 # --- the answer, as untrusted text -------------------------------------------------------------

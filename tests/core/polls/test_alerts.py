@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from bot.core.polls.alerts import AlertKind, AlertStep, alert_step, render_alert
+from bot.core.polls.alerts import AlertKind, AlertStep, alert_step, render_alert, render_spent
 from bot.core.polls.decide import FeedStatus
+from bot.core.polls.shares import Fractions, ShareKind, shares_of
 from tests.support.alerts import DAY, FEED, NOW, intent
 
 
@@ -79,3 +80,19 @@ def test_long_titles_and_reasons_are_cut() -> None:
         NOW,
     )
     assert f"<b>{'t' * 200}</b>" in exact and exact.endswith(f"UTC: {'e' * 300}")
+
+
+def test_the_feed_that_spent_a_share_of_the_model_is_named() -> None:
+    feed = replace(FEED, title="Cheap <b>tricks</b>", added_by=31337)
+    every = shares_of(feed.id, False, feed.added_by, Fractions(per_hour=60))
+    texts = {share.kind: render_spent(feed, share) for share in every}
+    for text in texts.values():
+        assert (
+            "<b>Cheap &lt;b&gt;tricks&lt;/b&gt;</b>" in text and f"<code>{FEED.slug}</code>" in text
+        )
+    assert "its share" in texts[ShareKind.FEED] and "6 calls" in texts[ShareKind.FEED]
+    assert "31337" in texts[ShareKind.OWNER] and "12 model calls" in texts[ShareKind.OWNER]
+    assert "chat-added feeds" in texts[ShareKind.CHAT_FEEDS] and "30" in texts[ShareKind.CHAT_FEEDS]
+    assert "MODEL_MAX_CALLS_PER_HOUR" in texts[ShareKind.ALL] and "60" in texts[ShareKind.ALL]
+    untitled = render_spent(replace(feed, title=""), every[-1])
+    assert f"<b>{FEED.slug}</b>" in untitled

@@ -141,8 +141,12 @@ def write_poll(session: Session, rendered: Rendered, settings: Settings) -> Poll
         alert_operators(session, feed, plan.intent, told, settings.bot_admin_ids)
     if rendered.spent:
         alert_model_share(session, feed, rendered.spent, settings.bot_admin_ids)
+    return outcome_of(plan)
+
+
+def outcome_of(plan: PollPlan) -> PollOutcome:
     return PollOutcome(
-        feed.slug,
+        plan.feed.slug,
         plan.kind,
         plan.changes,
         plan.intent.error,

@@ -42,6 +42,7 @@ from bot.services.poll_result import (
     PollOutcome,
     apply_result,
     decide_poll,
+    outcome_of,
     parsed,
     render_poll,
     write_poll,
@@ -204,41 +205,15 @@ class Poller:
         """Decide once, then enrich, then write once (`poll_result.py`): the read, the plan
         and every chat's rules run before the write transaction, the pages and the model's
         calls between the two (the feed is leased meanwhile, so what was read still holds)."""
-        done = await asyncio.to_thread(self._decide, feed_id, result, raw, dry_run)
+        done = await asyncio.to_thread(decide_changed, self, feed_id, result, raw, dry_run)
         if not isinstance(done, Decided):
             return done
         body = raw if isinstance(raw, RawFeed) else None
         extras, late = await self.enricher.enrich(done, body, dry_run=dry_run)
-        outcome = await asyncio.to_thread(self._finish, done, extras, dry_run)
+        outcome = await asyncio.to_thread(finish_changed, self, done, extras, dry_run)
         if not dry_run:
             self.enricher.later(done.plan.feed, late)
         return outcome
-
-    def _decide(
-        self, feed_id: int, result: FetchResult | str, raw: RawFeed | NotAFeed | None, dry_run: bool
-    ) -> Decided | PollOutcome:
-        """Read, plan and route; when nothing is to be fetched for the posts, also render and
-        write, in the same thread (most changed polls)."""
-        with Session(self.engine) as session:
-            decided = decide_poll(
-                session, feed_id, result, self.clock(), self.settings, raw,
-                self.enricher.model_keys,
-            )  # fmt: skip
-        if isinstance(decided, PollOutcome) or self.enricher.wanted(decided):
-            return decided
-        return self._finish(decided, Extras(), dry_run)
-
-    def _finish(self, decided: Decided, extras: Extras, dry_run: bool) -> PollOutcome:
-        """Render outside the transaction, then write it all in one (a dry run writes nothing)."""
-        rendered = render_poll(decided, self.settings, extras)
-        if dry_run:
-            plan = rendered.plan
-            return PollOutcome(
-                plan.feed.slug, plan.kind, plan.changes, plan.intent.error, plan.items,
-                feed_title=plan.shown_title,
-            )  # fmt: skip
-        with transaction(self.engine) as session:
-            return write_poll(session, rendered, self.settings)
 
     def apply(
         self,
@@ -250,6 +225,33 @@ class Poller:
         """A poll with nothing fetched for its posts (a new feed's baseline), decided and
         stored in the caller's transaction."""
         return apply_result(session, feed_id, result, self.clock(), self.settings, raw)
+
+
+def decide_changed(
+    poller: Poller,
+    feed_id: int,
+    result: FetchResult | str,
+    raw: RawFeed | NotAFeed | None,
+    dry_run: bool,
+) -> Decided | PollOutcome:
+    """Read, plan and route (a read, no write transaction); when nothing is to be fetched for
+    the posts (most changed polls), also render and write, in the same thread hop."""
+    with Session(poller.engine) as session:
+        keys = poller.enricher.model_keys
+        now = poller.clock()
+        decided = decide_poll(session, feed_id, result, now, poller.settings, raw, keys)
+    if isinstance(decided, PollOutcome) or poller.enricher.wanted(decided):
+        return decided
+    return finish_changed(poller, decided, Extras(), dry_run)
+
+
+def finish_changed(poller: Poller, decided: Decided, extras: Extras, dry_run: bool) -> PollOutcome:
+    """Render outside the transaction, then write it all in one (a dry run writes nothing)."""
+    rendered = render_poll(decided, poller.settings, extras)
+    if dry_run:
+        return outcome_of(rendered.plan)
+    with transaction(poller.engine) as session:
+        return write_poll(session, rendered, poller.settings)
 
 
 def lease_due(

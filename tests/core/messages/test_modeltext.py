@@ -163,6 +163,11 @@ def test_the_keys_read_with_the_poll_cover_every_text_a_chat_may_ask_for() -> No
     ]
     assert keys == expected
     assert possible_keys(posts, [Reader(4)], "m") == []
+    plain = instruction(Kind.SUMMARY, "en")
+    assert plain.startswith("Summarise the blog post below in English")
+    assert possible_keys(posts[:1], readers[:1], "m") == [
+        cache_key(Kind.SUMMARY, "zh", "m", instruction(Kind.SUMMARY, "zh"), *posts[0])
+    ]
     # What the poll asks later is found under the same key.
     system = prompt(Kind.SUMMARY, "zh", "Title one", "Body", custom="Be brief.")[0]["content"]
     assert system == instruction(Kind.SUMMARY, "zh", "Be brief.")

@@ -48,7 +48,7 @@ _LOCK_SHARES = (
     .order_by(_BUDGET.c.name)
     .with_for_update()
 )
-_ENSURE = text(
+_ENSURE_SHARE = text(
     "INSERT INTO model_budget (name, hour, used, refused) VALUES (:name, :hour, 0, 0) "
     "ON CONFLICT (name) DO NOTHING"
 )
@@ -68,7 +68,7 @@ def spend_model_calls(session: Session, *, shares: Sequence[Share], asked: int, 
     spent = {row.name: Spent(row.hour, row.used, row.refused) for row in rows}
     missing = [n for n in names if n not in spent]
     if missing:  # a share's first use: its row (another process may be adding it), locked
-        run(session, _ENSURE, [{"name": n, "hour": hour} for n in missing])
+        run(session, _ENSURE_SHARE, [{"name": n, "hour": hour} for n in missing])
         rows = run(session, _LOCK_SHARES, {"names": names}).all()
         spent = {row.name: Spent(row.hour, row.used, row.refused) for row in rows}
     result, after = grant(asked, shares, spent, hour)

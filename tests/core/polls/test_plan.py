@@ -17,6 +17,7 @@ from bot.core.detection.identity import identity_of
 from bot.core.feeds.entries import NotAFeed
 from bot.core.feeds.parse import read_feed
 from bot.core.messages.article import Article
+from bot.core.messages.modeltext import ModelText
 from bot.core.polls.alerts import AlertKind
 from bot.core.polls.decide import FeedState, FetchResult, PollKind
 from bot.core.polls.plan import Known, PollPlan, Rules, WriteKind, enriched, make_plan
@@ -212,6 +213,30 @@ def test_a_new_post_with_its_page_read_is_shown_with_the_article() -> None:
     assert change.item.html == page.html and change.item.full
     assert plan.articles == {"g2": page} and plan.prune_texts == NOW - timedelta(days=30)
     assert kinds(plan)["g2"] is WriteKind.INSERT  # detection kept the feed's own text
+
+
+def test_enriching_adds_what_was_fetched_and_decides_nothing_again() -> None:
+    body, stored = baseline({1: POSTS[1]})
+    decided = make_plan(
+        Known(feed(body), stored),
+        FetchResult(200, "https://notes.example/feed", body=rss({1: POSTS[1], 2: POSTS[2]})),
+        read_feed(rss({1: POSTS[1], 2: POSTS[2]})),
+        NOW,
+        RULES,
+    )
+    assert enriched(decided, {}, {}) is decided
+    page = Article(html="<p>The whole article.</p>")
+    other = Article(html="<p>Some other page.</p>")
+    text = ModelText(summary="Short.")
+    plan = enriched(decided, {"g2": page, "g1": other}, {"key": text})
+    (change,) = plan.changes
+    assert change.item.html == page.html and plan.model_texts == {"key": text}
+    assert plan.articles == {"g2": page, "g1": other} and plan.prune_texts is None
+    assert (plan.writes, plan.intent, plan.alert) == (decided.writes, decided.intent, decided.alert)
+    used = enriched(decided, {}, {}, model_used=True)
+    assert used.prune_texts == NOW - timedelta(days=30) and used.changes == decided.changes
+    unpruned = enriched(replace(decided, prune=None), {}, {}, model_used=True)
+    assert unpruned.prune_texts is None
 
 
 def test_a_third_poll_in_a_row_of_all_new_keys_slows_the_feed() -> None:

@@ -3,8 +3,12 @@
 The check runs inside the HTTP client's name lookup (an aiohttp resolver), on the addresses the
 name actually resolved to, and the client is handed only the checked address, which is the one
 it connects to. So a redirect to a private host, or DNS rebinding between a check and the
-connect, cannot get through (the approach miniflux takes in its dialer). A host written as an
-address never reaches a resolver: the fetcher checks it itself (`literal_address`).
+connect, cannot get through (the approach miniflux takes in its dialer).
+
+Every host goes through that one lookup, literal addresses too (`GuardedConnector`): aiohttp's
+URL library maps `①②⑦.0.0.1`, `127。0。0。1` or `１２７.０.０.１` to `127.0.0.1` by IDNA/UTS-46
+*after* any check on the string a chat sent, and aiohttp connects to an address without asking
+its resolver. So the guard judges the host the client connects to, never a spelling of it.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ import asyncio
 import functools
 import ipaddress
 import socket
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
+import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.tracing import Trace
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -119,7 +125,7 @@ def check_addresses(host: str, addresses: Iterable[str]) -> list[str]:
 
 def literal_address(host: str) -> str | None:
     """The address when the host is one, in any notation the system's resolver accepts
-    (`[::1]`, `127.1`, `2130706433`, `0177.0.0.1`): such hosts never reach a resolver."""
+    (`[::1]`, `127.1`, `2130706433`, `0177.0.0.1`): judged as that address, never looked up."""
     bare = host.strip("[]").split("%", 1)[0]
     try:
         return str(ipaddress.ip_address(bare))
@@ -169,8 +175,9 @@ class GuardedResolver(AbstractResolver):
     async def resolve(
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
     ) -> list[ResolveResult]:
+        literal = literal_address(host)
         try:
-            resolved = await self._resolver(host.strip("[]"), port)
+            resolved = [literal] if literal else await self._resolver(host.strip("[]"), port)
         except BlockedAddressError:
             raise
         except OSError as exc:
@@ -192,6 +199,22 @@ class GuardedResolver(AbstractResolver):
 
     async def close(self) -> None:
         return None
+
+
+class GuardedConnector(aiohttp.TCPConnector):
+    """aiohttp's connector for chat-added URLs: every host, an address or a name, goes through
+    the guard's lookup. (aiohttp's own skips the resolver for a host that is an address, and its
+    URL library makes `①②⑦.0.0.1` one after any check we could run on the string.) No DNS
+    cache and no kept connections: every connection is resolved and checked afresh."""
+
+    def __init__(self, guard: GuardedResolver, limit: int) -> None:
+        super().__init__(resolver=guard, use_dns_cache=False, force_close=True, limit=limit)
+        self._guard = guard
+
+    async def _resolve_host(
+        self, host: str, port: int, traces: Sequence[Trace] | None = None
+    ) -> list[ResolveResult]:
+        return await self._guard.resolve(host, port, family=self._family)
 
 
 class PooledResolver(AbstractResolver):

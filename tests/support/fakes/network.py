@@ -12,14 +12,19 @@ PUBLIC_IP = "93.184.216.34"  # stands for "somewhere on the internet"; mapped to
 
 class LoopbackOnly:
     """Records what the guard let through; sends the stand-in public address to 127.0.0.1
-    (the fetcher's `network_backend`: where connections to checked addresses go)."""
+    (the fetcher's `network_backend`: where connections to checked addresses go). With `sink`,
+    any other address the guard let through goes to that loopback port (a counting listener)
+    instead of failing inside the resolver."""
 
-    def __init__(self) -> None:
+    def __init__(self, sink: int | None = None) -> None:
         self.connected: list[str] = []
+        self.sink = sink  # a listener's port: where any other address goes, to be counted
 
     def route(self, address: str, port: int) -> tuple[str, int]:
         self.connected.append(address)
         if address != PUBLIC_IP:
+            if self.sink is not None:
+                return "127.0.0.1", self.sink
             raise AssertionError(f"the guard let a connection to {address} through")
         return "127.0.0.1", port
 

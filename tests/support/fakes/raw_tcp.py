@@ -62,3 +62,45 @@ async def reset_midway(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
     sock = writer.get_extra_info("socket")
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     writer.transport.abort()
+
+
+class Listener:
+    """An internal service on loopback that an SSRF must not reach: it counts the connections
+    it accepts (the one number the SSRF tests assert on) and answers each with a small feed, so
+    a leak shows as a watched feed, not only as a count."""
+
+    FEED = (
+        b"<?xml version='1.0'?><rss version='2.0'><channel><title>Internal Service</title>"
+        b"<link>http://internal/</link><item><title>Secret</title><link>http://internal/1</link>"
+        b"<description>Internal only.</description></item></channel></rss>"
+    )
+
+    def __init__(self) -> None:
+        self.accepted = 0
+        self._server = RawServer(self._answer)
+
+    def start(self) -> Listener:
+        self._server.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.stop()
+
+    @property
+    def port(self) -> int:
+        return self._server.port
+
+    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.accepted += 1
+        try:
+            await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nConnection: close\r\n"
+                + f"Content-Length: {len(self.FEED)}\r\n\r\n".encode()
+                + self.FEED
+            )
+            await writer.drain()
+        except (OSError, asyncio.IncompleteReadError, TimeoutError):
+            pass
+        finally:
+            writer.close()

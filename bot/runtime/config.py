@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     webhook_listen: str = "0.0.0.0"  # noqa: S104 - a container listens on all interfaces
     webhook_port: int = Field(default=8443, ge=1, le=65535)
     webhook_secret: SecretStr | None = None
+    # Connections the webhook server keeps open at once (at most half the descriptor limit):
+    # Telegram opens up to 40 by default; a slowloris's wait their turn (telegram/hookserver.py).
+    webhook_max_connections: int = Field(default=100, ge=1, le=10_000)
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     metrics_listen: str = "127.0.0.1"  # a container's scraper: 0.0.0.0
     max_subscriptions_per_chat: int = Field(default=50, ge=1)

@@ -3,6 +3,7 @@
 - `app`: wiring only (the PTB application, handlers, start-up work)
 - `lifecycle`: running and stopping a process (`run`, `worker`)
 - `webhook`: Telegram's updates over HTTP, the secret checked first
+- `hookserver`: the webhook's HTTP server (connection cap, header and body timeouts)
 - `request`: PTB's Bot API requests over aiohttp
 - `messenger`: an outgoing message posted to the Bot API, Telegram's errors mapped
 - `budget`: the rate budget that belongs to the bot token

@@ -32,6 +32,7 @@ from bot.runtime import eventloop, metrics
 from bot.runtime.config import Settings, SettingsError
 from bot.services.wiring import make_fetcher, open_database, settle_heap
 from bot.telegram.app import build_application, startup
+from bot.telegram.hookserver import connection_cap
 from bot.telegram.shared import KEY
 from bot.telegram.webhook import WebhookServer
 
@@ -201,10 +202,12 @@ async def _start(
     assert application.updater is not None
     if webhook:
         assert settings.webhook_url and settings.webhook_secret
+        cap = connection_cap(settings.webhook_max_connections)
         log.info(
-            "feedwatch starting: webhook on %s:%s (%s)",
+            "feedwatch starting: webhook on %s:%s, at most %d connections (%s)",
             settings.webhook_listen,
             settings.webhook_port,
+            cap,
             eventloop.running(),
         )
         secret = settings.webhook_secret.get_secret_value()
@@ -213,6 +216,7 @@ async def _start(
             application.bot,
             application.update_queue,
             secret,
+            cap,
         )
         hook.listen(settings.webhook_listen, settings.webhook_port)
         application.bot_data[KEY].webhook = hook

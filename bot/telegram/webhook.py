@@ -19,7 +19,8 @@ from typing import Any
 
 import tornado.web
 from telegram import Bot, Update
-from tornado.httpserver import HTTPServer
+
+from bot.telegram.hookserver import BoundedHTTPServer
 
 log = logging.getLogger(__name__)
 MAX_UPDATE_BYTES = 1024 * 1024
@@ -73,15 +74,21 @@ class UpdateHandler(tornado.web.RequestHandler):
 
 
 class WebhookServer:
-    """The HTTP server behind `run --webhook`; updates go to the application's queue."""
+    """The HTTP server behind `run --webhook`; updates go to the application's queue. At most
+    `cap` connections (`hookserver`: timeouts, the cap, accept failures)."""
 
-    def __init__(self, path: str, bot: Bot, queue: asyncio.Queue[object], secret: str) -> None:
+    def __init__(
+        self, path: str, bot: Bot, queue: asyncio.Queue[object], secret: str, cap: int = 100
+    ) -> None:
         route = rf"/{path.strip('/')}/?" if path.strip("/") else r"/"
         app = tornado.web.Application(
             [(route, UpdateHandler, {"bot": bot, "queue": queue, "secret": secret})],
             log_function=lambda handler: None,
         )
-        self._server = HTTPServer(app, max_body_size=MAX_UPDATE_BYTES)
+        # tornado tells of every stranger's malformed request and slow body at INFO: under
+        # attack, a line per connection. hookserver logs the bursts instead.
+        logging.getLogger("tornado.general").setLevel(logging.WARNING)
+        self._server = BoundedHTTPServer(app, max_body_size=MAX_UPDATE_BYTES, cap=cap)
 
     def listen(self, address: str, port: int) -> None:
         self._server.listen(port, address=address)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -28,8 +29,17 @@ from tests.support.settings import make_settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def start_bot(env: dict[str, str], log: Path, *command: str) -> asyncio.subprocess.Process:
+async def start_bot(
+    env: dict[str, str], log: Path, *command: str, nofile: int | None = None
+) -> asyncio.subprocess.Process:
+    """`nofile`: the process's descriptor limit (a test reaches it with few sockets)."""
     handle = log.open("ab")
+
+    def limit() -> None:
+        if nofile is not None:
+            _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, hard))
+
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -39,6 +49,7 @@ async def start_bot(env: dict[str, str], log: Path, *command: str) -> asyncio.su
         stdout=handle,
         stderr=handle,
         cwd=str(log.parent),
+        preexec_fn=limit if nofile is not None else None,
     )
 
 
@@ -92,3 +103,20 @@ def run_cli(
         timeout=timeout,
         check=False,
     )
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0

@@ -30,9 +30,6 @@ async def read_capped(
     out = bytearray()
     raw_seen = 0
     async for chunk in chunks:
-        raw_seen += len(chunk)
-        if raw_seen > limit:
-            raise BodyError(f"body larger than {limit} bytes")
         if decoder is None:
             out += chunk
         else:
@@ -42,8 +39,11 @@ async def read_capped(
                 if cap.reached(out):
                     return bytes(out[: cap.cut])
                 data = decoder.unconsumed_tail
-        if cap.reached(out):
+        if cap.reached(out):  # a web page cut at its limit is kept, not an error
             return bytes(out[: cap.cut])
+        raw_seen += len(chunk)
+        if raw_seen > limit:
+            raise BodyError(f"body larger than {limit} bytes")
     if decoder is not None:
         out += decoder.flush()
         if cap.reached(out):

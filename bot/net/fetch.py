@@ -161,13 +161,16 @@ class Fetcher:
         budget: RequestBudget | None = None,
         trusted_origin: str | None = None,
         web_page: bool = False,
+        max_bytes: int | None = None,
     ) -> FetchResult:
         """GET `url`; raises FetchError with a one-line reason on any transport-level failure.
         `page_bytes`: a body whose first bytes say it is a web page is cut at this many bytes
         (someone's pasted link: its feed links are in the head). `budget`: counted per hop.
         `trusted_origin`: hops to this URL's host and port skip the guard (an operator's feed's
         own site); every other hop of an untrusted fetch goes through it. `web_page`: a 200
-        whose media type is not HTML is refused before its body is read (a post's page)."""
+        whose media type is not HTML is refused before its body is read (a post's page).
+        `max_bytes`: this body's limit instead of the fetcher's (with `page_bytes` the same,
+        a web page is cut there and anything else over it is an error)."""
         guarded = not (trusted or self.allow_private)
         conditional = {}
         if etag:
@@ -184,6 +187,7 @@ class Fetcher:
                     budget=budget,
                     trusted=origin_of(trusted_origin) if trusted_origin else None,
                     web_page=web_page,
+                    max_bytes=max_bytes or self.limits.max_bytes,
                 )
         except (OSError, aiohttp.ClientError, BodyError) as exc:
             raise fetch_error(exc, self.limits.total_timeout) from None
@@ -202,6 +206,7 @@ class Fetcher:
         budget: RequestBudget | None,
         trusted: tuple[str, int | None] | None = None,
         web_page: bool = False,
+        max_bytes: int,
     ) -> FetchResult:
         current = url
         all_permanent = True
@@ -226,10 +231,7 @@ class Fetcher:
                     raise FetchError(f"not a web page ({kind[:80]})")
                 if response.status == 200:
                     body = await read_capped(
-                        response.content.iter_chunked(CHUNK),
-                        headers,
-                        self.limits.max_bytes,
-                        page_bytes,
+                        response.content.iter_chunked(CHUNK), headers, max_bytes, page_bytes
                     )
                 return FetchResult(
                     status=response.status,

@@ -81,6 +81,9 @@ class Settings(BaseSettings):
     # Full-text feeds: how long a new post's message waits for its page before it goes out
     # with the feed's excerpt (the page is still stored when it comes).
     full_text_wait_seconds: float = Field(default=5.0, ge=0, le=60)
+    # A post's page is read up to this many bytes (its top: the message needs no more); the
+    # article is extracted from a bounded tree in a worker process (services/pageworkers.py).
+    full_text_max_bytes: int = Field(default=512 * 1024, ge=16 * 1024, le=10 * 1024 * 1024)
     # The operator's language model (any OpenAI-compatible chat-completions server): off
     # unless MODEL_API_URL is set; nothing is ever sent anywhere without it.
     model_api_url: str | None = None

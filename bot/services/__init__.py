@@ -7,6 +7,7 @@ Polling:
 - `poll_result`: one feed's result: read, plan and route once; render; write in one transaction
 - `enrich`: what the routed new posts get besides the feed (pages, the model's texts)
 - `articles`: full text, each new post's page read once through the guard
+- `pageworkers`: pages' articles extracted in worker processes killed at a deadline
 - `models`: the operator's language model, each new post's texts asked once
 - `model_budget`: the model's hourly budget for every process, in shares
 - `cpu`: the small pool CPU-bound parsing runs in

@@ -3,10 +3,12 @@
 Only the posts the poll's plan found new and some chat sees summarised are read (a GUID
 migration, a flood's list or a post every chat filters out reads no page).
 
-A page is fetched with the feed fetcher (its SSRF guard, size and time limits; hops to an
+A page is fetched with the feed fetcher (its SSRF guard and time limits; hops to an
 operator-added feed's own origin skip the guard like the feed does, every other hop goes
-through it), at most one request at a time per host, and extracted in the parsing pool. The
-poll waits for pages at most `FULL_TEXT_WAIT_SECONDS`, outside its transaction; a page that
+through it), cut at `FULL_TEXT_MAX_BYTES` (the message needs the top of the article), at most
+one request at a time per host and one page at a time per feed, and extracted in a worker
+process that is killed at a deadline (`pageworkers`), never in the parsing pool feeds need.
+The poll waits for pages at most `FULL_TEXT_WAIT_SECONDS`, outside its transaction; a page that
 comes later is stored with its post for later messages (backlog, digests). A page that fails
 is the feed's excerpt and one log line, never an error of the feed.
 """
@@ -17,34 +19,71 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Mapping, Sequence
-from urllib.parse import urlsplit
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 
 from sqlalchemy import Engine
 
 from bot.core.feeds.discover import looks_like_html
-from bot.core.messages.article import Article, extract_article, failed
+from bot.core.messages.article import Article, failed
 from bot.core.polls.decide import FeedState
 from bot.core.types import RawEntry
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.engine import transaction
-from bot.net.fetch import Fetcher, FetchError
+from bot.net.fetch import Fetcher, FetchError, site_of
 from bot.runtime import metrics
 from bot.runtime.clock import Clock
 from bot.runtime.config import Settings
-from bot.services.cpu import parse_off_loop
+from bot.services.pageworkers import PageWorkers
 
 log = logging.getLogger(__name__)
+PAGE_BYTES = 512 * 1024  # FULL_TEXT_MAX_BYTES's default
+
+
+class KeyedLocks:
+    """One lock per key, kept only while someone holds or waits for it: a full-text feed
+    linking a new host with every post must not leave a lock behind for each."""
+
+    def __init__(self) -> None:
+        self._locks: dict[object, tuple[asyncio.Lock, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @asynccontextmanager
+    async def hold(self, key: object) -> AsyncIterator[None]:
+        lock, users = self._locks.get(key, (None, 0))
+        lock = lock or asyncio.Lock()
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            users = self._locks[key][1] - 1
+            if users:
+                self._locks[key] = (lock, users)
+            else:
+                del self._locks[key]
 
 
 class PageReader:
     """Reads posts' pages; the same page is never read twice at once (by URL)."""
 
-    def __init__(self, fetcher: Fetcher, wait_seconds: float) -> None:
+    def __init__(
+        self,
+        fetcher: Fetcher,
+        wait_seconds: float,
+        *,
+        max_bytes: int = PAGE_BYTES,
+        workers: PageWorkers | None = None,
+    ) -> None:
         self.fetcher = fetcher
         self.wait_seconds = wait_seconds
-        self._hosts: dict[str, asyncio.Lock] = {}
+        self.max_bytes = max_bytes
+        self.workers = workers or PageWorkers()
+        self._hosts = KeyedLocks()
+        self._feeds = KeyedLocks()
         self._reading: dict[str, asyncio.Task[Article]] = {}
 
     async def read(
@@ -66,11 +105,17 @@ class PageReader:
             )
         return ready, late
 
+    def locks(self) -> int:
+        """Per-host and per-feed locks kept: none once no page is being read."""
+        return len(self._hosts) + len(self._feeds)
+
     def start(
         self, feed: FeedState, entries: Sequence[RawEntry]
     ) -> dict[str, asyncio.Task[Article]]:
         """Start reading each entry's page (or join a read of the same page under way)."""
         tasks = {}
+        if any(entry.link for entry in entries):
+            self.workers.warm()
         for entry in entries:
             if not entry.link:
                 continue
@@ -83,9 +128,11 @@ class PageReader:
         return tasks
 
     async def cancel(self) -> None:
+        """Stop reading (the bot is stopping): tasks cancelled, workers killed."""
         reading = list(self._reading.values())
         for task in reading:
             task.cancel()
+        self.workers.close()
         await asyncio.gather(*reading, return_exceptions=True)
 
     def _done(self, link: str, _task: asyncio.Task[Article]) -> None:
@@ -94,8 +141,9 @@ class PageReader:
     async def _read(self, feed: FeedState, link: str, title: str) -> Article:
         started = time.monotonic()
         try:
-            body, url = await self._fetch(feed, link)
-            article = await parse_off_loop(extract_article, body, url, title)
+            async with self._feeds.hold(feed.id):  # one page in flight per feed
+                body, url = await self._fetch(feed, link)
+                article = await self.workers.extract(body, url, title)
         except FetchError as exc:
             article = failed(str(exc))
         except Exception as exc:  # a bug on one page must not lose the post's message
@@ -113,14 +161,15 @@ class PageReader:
         return article
 
     async def _fetch(self, feed: FeedState, link: str) -> tuple[bytes, str]:
-        host = (urlsplit(link).hostname or "").lower()
-        lock = self._hosts.setdefault(host, asyncio.Lock())
-        async with lock:  # one request at a time per host: a site's new posts come in a row
+        # One request at a time per host: a site's new posts come in a row.
+        async with self._hosts.hold(site_of(link)):
             result = await self.fetcher.fetch(
                 link,
                 trusted=False,
                 trusted_origin=feed.url if feed.trusted else None,
                 web_page=True,
+                max_bytes=self.max_bytes,
+                page_bytes=self.max_bytes,  # cut there: the message needs the article's top
             )
         if result.status != 200:
             raise FetchError(f"HTTP {result.status}")
@@ -137,7 +186,9 @@ class FullText:
         self.engine = engine
         self.settings = settings
         self.clock = clock
-        self.pages = PageReader(fetcher, settings.full_text_wait_seconds)
+        self.pages = PageReader(
+            fetcher, settings.full_text_wait_seconds, max_bytes=settings.full_text_max_bytes
+        )
         self._later: set[asyncio.Task[None]] = set()
 
     async def read(

@@ -221,7 +221,10 @@ async def _start(
         hook.listen(settings.webhook_listen, settings.webhook_port)
         application.bot_data[KEY].webhook = hook
         await application.bot.set_webhook(
-            settings.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES
+            settings.webhook_url,
+            secret_token=secret,
+            allowed_updates=Update.ALL_TYPES,
+            max_connections=min(cap, 100),  # Telegram's own range is 1-100
         )
     else:
         log.info(

@@ -194,6 +194,8 @@ async def test_half_open_connections_keep_no_update_out(
         f"{attacker.closed_by_server} closed by the bot"
     )
     assert code == 0
+    # Telegram opens no more connections than the bot keeps (min(100, 256 // 2) here).
+    assert int(bot_api.calls_to("setWebhook")[0].params["max_connections"]) == 100
     assert took < 1.0 + baseline
     assert most_fds < NOFILE - 32  # the cap holds well below the descriptor limit
     assert cpu < 0.35

@@ -64,7 +64,8 @@ def test_levels_past_the_limit_go() -> None:
 
 def test_elements_past_the_limit_go_in_document_order() -> None:
     # The root and its children: MAX_ELEMENTS in all, spread over blocks of 400.
-    blocks, left = [], MAX_ELEMENTS - 1
+    blocks: list[str] = []
+    left = MAX_ELEMENTS - 1
     while left:
         inside = min(399, left - 1)
         spans = "".join(f"<b n='{len(blocks)}.{k}'/>" for k in range(inside))

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine
 from sqlmodel import select
 
@@ -36,6 +37,8 @@ from tests.support.fixtures.article_pages import Story, excerpt_feed, quiet_stor
 from tests.support.harness import posts
 from tests.support.processes import bot_env, rss_mb, start_bot
 from tests.support.settings import make_settings
+
+pytestmark = pytest.mark.serial  # times replies and CPU of a process: not beside other work
 
 SPANS_CHAT, CALM_CHAT, OTHER_CHAT = 501, 502, 9
 OLD = [quiet_story(n) for n in range(3)]

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.processes import (
@@ -29,6 +30,8 @@ from tests.support.processes import (
     open_fds,
     start_bot,
 )
+
+pytestmark = pytest.mark.serial  # times replies and CPU of a process: not beside other work
 
 SECRET = "hook-secret-0123456789"
 NOFILE = 256

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import os
 import signal
 import socket
 import time
@@ -271,3 +272,18 @@ async def test_running_out_of_descriptors_is_one_line_and_no_spin(tmp_path: Path
     assert out.count("accepting connections again") == 1, out[-2000:]
     assert len(out) < 2000
     assert cpu < 0.35
+
+
+def test_the_cap_is_at_most_half_the_descriptor_limit() -> None:
+    import resource
+
+    from bot.telegram.hookserver import connection_cap
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(256, open_fds(os.getpid()) + 64), hard))
+        limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        assert connection_cap(10_000) == limit // 2
+        assert connection_cap(50) == 50
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

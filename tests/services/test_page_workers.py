@@ -145,3 +145,21 @@ async def test_a_killed_extraction_sends_the_excerpt_with_one_log_line(
         assert len(lines) == 1, lines
         assert "extraction stopped after 0.05 s" in lines[0]
         assert "uses the feed's excerpt" in lines[0]
+
+
+async def test_warming_starts_one_worker_ahead_of_the_first_page() -> None:
+    """A poll warms the pool while its first page is fetched: the page finds a worker ready."""
+    pool = PageWorkers(workers=2)
+    try:
+        pool.warm()
+        pool.warm()  # one is on its way: no second
+        for _ in range(1200):  # a minute at most, on a loaded machine
+            if pool.started:
+                break
+            await asyncio.sleep(0.05)
+        assert pool.started == 1
+        pool.warm()  # one is there
+        assert (await pool.extract(news_page(CRANES, "https://p.example"), URL, "T")).ok
+        assert pool.started == 1
+    finally:
+        pool.close()

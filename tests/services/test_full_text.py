@@ -345,7 +345,7 @@ async def test_an_operator_feed_reads_its_own_site_and_guards_every_other(
     feeds.serve("/feed", excerpt_feed(base, OLD))
     feeds.serve("/cranes/", news_page(CRANES, base), **HTML)
     feeds.serve("/elsewhere/", news_page(ORCHARD, base), **HTML)
-    settings = make_settings(db_url, full_text_wait_seconds=3.0)
+    settings = make_settings(db_url, full_text_wait_seconds=WAIT)
     async with Fetcher(FetchLimits(total_timeout=2.0), allowed_ports=None) as fetcher:
         poller = Poller(engine, fetcher, settings)
         await Catalog(poller).add_feed(base + "/feed", slug="ours", trusted=True)

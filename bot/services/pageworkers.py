@@ -222,16 +222,14 @@ def _read_exactly(pipe: IO[bytes], size: int, deadline: float | None) -> bytes:
 
 
 def serve(cpu_seconds: int, memory_bytes: int) -> None:
-    """Answer pages until stdin closes: lower priority, trafilatura loaded before the limits,
-    then an address-space limit for the process and a CPU-time limit for each page."""
+    """Answer pages until stdin closes: trafilatura loaded first, then a lower priority, an
+    address-space limit for the process and a CPU-time limit for each page."""
     from bot.core.messages.article import extract_article
 
-    os.nice(10)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ^C is the parent's to handle
-    resource.setrlimit(
-        resource.RLIMIT_CORE, (0, 0)
-    )  # a page stopped at its CPU limit dumps no core
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # stopped at its CPU limit: no core file
     extract_article(b"<html><body><p>warm</p></body></html>", "http://localhost/")
+    os.nice(10)  # pages yield to the bot; start-up (imports, once) did not need to
     _limit_memory(memory_bytes)
     requests, answers = sys.stdin.buffer, sys.stdout.buffer
     _write_frame(answers, b"ready")

@@ -312,8 +312,8 @@ async def test_one_page_at_a_time_per_feed_and_no_lock_left_behind(
         feeds.serve("/feed", body)
         await poller.poll_feed(1)
         await poller.settle()
-        held = poller.full_text.pages.locks()
-        poller.full_text.pages.workers.close()
+        held = poller.enricher.full_text.pages.locks()
+        poller.enricher.full_text.pages.workers.close()
     assert busy["most"] == 1
     assert held == 0
     assert all(len(feeds.hits(f"/{s.slug}/")) == 1 for s in stories)
@@ -324,7 +324,7 @@ async def test_no_lock_is_kept_per_host_ever_seen(site: Site) -> None:
     from bot.core.polls.decide import FeedState
     from bot.core.types import RawEntry
 
-    reader = site.poller.full_text.pages
+    reader = site.poller.enricher.full_text.pages
     feed = FeedState(1, "portside", site.base + "/feed", "", None, None, False, None, True)
     entries = [
         RawEntry(f"k{n}", "t", f"http://host{n}.example/p", None, None, (), "", "", n)

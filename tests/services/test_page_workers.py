@@ -127,7 +127,7 @@ async def test_a_killed_extraction_sends_the_excerpt_with_one_log_line(
     engine: Engine, db_url: str, feeds: FeedServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     async for site in make_site(engine, db_url, feeds):
-        site.poller.full_text.pages.workers = PageWorkers(workers=1, deadline=0.05)
+        site.poller.enricher.full_text.pages.workers = PageWorkers(workers=1, deadline=0.05)
         story = bad("costly")
 
         async def costly(request: web.Request) -> web.StreamResponse:
@@ -138,7 +138,7 @@ async def test_a_killed_extraction_sends_the_excerpt_with_one_log_line(
         with caplog.at_level(logging.INFO, logger="bot.services.articles"):
             await site.poller.poll_feed(1)
             await site.poller.settle()
-        site.poller.full_text.pages.workers.close()
+        site.poller.enricher.full_text.pages.workers.close()
         text, _ = messages(engine)[story.title]
         assert story.lede[:60] in text
         lines = [r.getMessage() for r in caplog.records if "costly" in r.getMessage()]

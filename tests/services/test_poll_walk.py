@@ -68,7 +68,9 @@ async def test_one_changed_feed_is_read_once_planned_once_written_once(
         model_api_url=api.base_url,
         model_api_key=KEY,
         model_name="tiny-test-model",
-        full_text_wait_seconds=3.0,
+        # The wait is at most: pages are read one at a time per feed in a page worker whose
+        # cold start (trafilatura's imports) takes seconds on a loaded machine.
+        full_text_wait_seconds=20.0,
     )
     base = feeds.url("").rstrip("/")
 

@@ -4,6 +4,7 @@
 - `boilerplate`: which opening blocks are the author's summary, the lede, or noise
 - `summary`: the summary a message shows
 - `render`: a change → a Telegram message
+- `edit_render`: an edit's prefix and body under the message's header
 - `digest`: a period's posts → one digest message
 - `paging`: a long reply split into messages Telegram accepts
 - `escape`: the one escape for Telegram HTML

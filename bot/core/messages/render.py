@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.core.lang import ENGLISH, Translator
+from bot.core.messages.edit_render import edit_body, edit_prefix
 from bot.core.messages.escape import esc, esc_attr
 from bot.core.messages.modeltext import ModelText
 from bot.core.messages.summary import MAX_COLUMNS, summarize, whole_post
 from bot.core.text import shorten
-from bot.core.types import Change, ChangeKind, FeedInfo, TextDiff
+from bot.core.types import Change, ChangeKind, FeedInfo
 
 TELEGRAM_LIMIT = 4096
 FULL_COLUMNS = 3400  # the whole post: what fits beside the title, byline and categories
@@ -89,8 +89,7 @@ def _render(
         title = f'<a href="{esc_attr(item.link)}">{title}</a>'
     prefix = ""
     if change.kind is ChangeKind.EDITED:
-        minor = change.diff is not None and change.diff.minor
-        prefix = tr.gettext("Minor edit: ") if minor else tr.gettext("Updated: ")
+        prefix = edit_prefix(change.diff, tr)
     lines = [f"<b>{prefix}{title}</b>"]
     if model is not None and model.title:  # translated: the original title stays the link
         lines = [f"<b>{esc(shorten(model.title, budget(300)))}</b>", title]
@@ -109,7 +108,7 @@ def _render(
         lines.append(f"<i>{esc(' · '.join(shown) + tail)}</i>")
     lines.append("")
     if change.kind is ChangeKind.EDITED and change.diff is not None:
-        lines.extend(_render_diff(change.diff, budget, tr))
+        lines.extend(edit_body(change.diff, budget, tr))
     elif form == "full":
         body, complete = whole_post(item.html, item.text, limit=budget(FULL_COLUMNS))
         lines.append(body)
@@ -124,41 +123,3 @@ def _render(
         if summary:
             lines.append(summary)
     return "\n".join(lines).rstrip()
-
-
-def _render_diff(diff: TextDiff, budget: Callable[[int], int], tr: Translator) -> list[str]:
-    out: list[str] = []
-    if diff.old_title is not None and diff.new_title is not None:
-        out.append(
-            tr.gettext("Title: <i>{old}</i> → {new}").format(
-                old=esc(shorten(diff.old_title, budget(150))),
-                new=esc(shorten(diff.new_title, budget(150))),
-            )
-        )
-    if diff.added:
-        out.append(tr.gettext("<b>Added:</b>"))
-        out.extend(_bullets(diff.added, "+", budget(1500), budget(400), tr))
-    if diff.removed:
-        out.append(tr.gettext("<b>Removed:</b>"))
-        out.extend(_bullets(diff.removed, "−", budget(400), budget(120), tr))
-    if not out:
-        out.append(tr.gettext("The text was reworded or reordered."))
-    return out
-
-
-def _bullets(
-    sentences: tuple[str, ...], mark: str, total: int, each: int, tr: Translator
-) -> list[str]:
-    out: list[str] = []
-    used = 0
-    for index, sentence in enumerate(sentences):
-        line = shorten(sentence, each)
-        if used + len(line) > total and out:
-            rest = len(sentences) - index
-            out.append(
-                tr.ngettext("<i>… and {n} more</i>", "<i>… and {n} more</i>", rest).format(n=rest)
-            )
-            break
-        out.append(f"{mark} {esc(line)}")
-        used += len(line)
-    return out

@@ -200,7 +200,7 @@ class Catalog:
         """A URL someone wants watched: http(s), answers 200, and the body is a feed."""
         result = await self.fetch_page(url, trusted=trusted)
         try:
-            raw = await parse_off_loop(read_feed, result.body, result.headers)
+            raw = await parse_off_loop(read_feed, result.body, result.headers, result.url)
         except NotAFeed as exc:
             shown = shown_url(url, operator=True)
             raise FeedAddError(f"{shown} is {exc}", AddError.NOT_FEED) from None

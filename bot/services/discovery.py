@@ -190,7 +190,7 @@ class Discovery:
 
     async def _as_feed(self, result: FetchResult) -> RawFeed | None:
         try:
-            return await parse_off_loop(read_feed, result.body, result.headers)
+            return await parse_off_loop(read_feed, result.body, result.headers, result.url)
         except NotAFeed:
             return None
 

@@ -186,7 +186,7 @@ def rules_of(settings: Settings) -> Rules:
 
 def _read(result: FetchResult) -> RawFeed | NotAFeed:
     try:
-        return read_feed(result.body, result.headers)
+        return read_feed(result.body, result.headers, result.url)
     except NotAFeed as exc:
         return exc
 
@@ -216,7 +216,7 @@ async def parsed(result: FetchResult | str) -> RawFeed | NotAFeed:
     """The fetched body read as a feed in the parsing pool (or why it is not one)."""
     assert isinstance(result, FetchResult)
     try:
-        return await parse_off_loop(read_feed, result.body, result.headers)
+        return await parse_off_loop(read_feed, result.body, result.headers, result.url)
     except NotAFeed as exc:
         return exc
 

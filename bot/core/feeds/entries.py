@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from html import unescape
 
+from bot.core.feeds.images import body_images, own_image
 from bot.core.text import clean_inline
 from bot.core.types import RawEntry
-from bot.core.urls import safe_link
 
 MAX_TITLE_CHARS = 1000
 # Real feeds carry 10-50 items; a document with thousands is hostile or broken. Only the first
@@ -29,11 +29,8 @@ MAX_CATEGORIES = 50
 # took a second); no real post needs more markup than this to yield 100,000 characters of text.
 # Everything that reads an item's markup (text, excerpt hash) reads only this much of it.
 MAX_HTML_CHARS = 400_000
-# The first image is near the top of a post; no need to scan a huge body for one.
-MAX_IMAGE_SCAN_CHARS = 20_000
 _TAG = re.compile(r"<[^>]*>")
 _NOT_A_WORD = re.compile(r"[\W_]+")
-_IMG_SRC = re.compile(r"""<img\b[^>]*?\ssrc\s*=\s*["']([^"'<>]+)["']""", re.IGNORECASE)
 
 
 class NotAFeed(ValueError):
@@ -77,8 +74,9 @@ def raw_entry(
     full: bool = True,
     summary: str = "",
 ) -> RawEntry:
-    """`images` are candidate image URLs, best first: the first absolute http(s) one is kept,
-    else the first `<img>` of the HTML. `full` says `html` is the full text; `summary` is the
+    """`images` are candidate images, best first: the first that is the post's own picture
+    (`images.own_image`) is kept, else the first such `<img>` of the HTML (relative ones
+    resolved against the entry's link). `full` says `html` is the full text; `summary` is the
     entry's own excerpt beside it (hashed, so a later excerpt-only item is compared with it)."""
     content_hash = _sha256(html)
     if not full:
@@ -95,7 +93,7 @@ def raw_entry(
         html=html,
         content_hash=content_hash,
         position=position,
-        image=first_image((*images, *_IMG_SRC.findall(html[:MAX_IMAGE_SCAN_CHARS]))),
+        image=own_image((*images, *body_images(html)), link),
         full=full,
         excerpt_hash=excerpt_hash,
         excerpt=summary[:MAX_HTML_CHARS] if full and excerpt_hash is not None else "",
@@ -111,12 +109,3 @@ def excerpt_key(html: str) -> str:
 
 def _sha256(html: str) -> str:
     return hashlib.sha256(html.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def first_image(candidates: Iterable[object]) -> str | None:
-    for candidate in candidates:
-        if isinstance(candidate, str):
-            link = safe_link(unescape(candidate))
-            if link is not None:
-                return link
-    return None

@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urljoin
 
 from bot.core.feeds.entries import MAX_ITEMS, MAX_TITLE_CHARS, NotAFeed, item_key, raw_entry
 from bot.core.text import clean_inline
@@ -33,7 +34,8 @@ def looks_like_json(body: bytes, content_type: str | None) -> bool:
     return media_type in MEDIA_TYPES or body.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
 
 
-def read_json_feed(body: bytes) -> RawFeed:
+def read_json_feed(body: bytes, url: str = "") -> RawFeed:
+    """`url`: where the document came from, the base of relative item URLs."""
     try:
         document = json.loads(body.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -52,7 +54,7 @@ def read_json_feed(body: bytes) -> RawFeed:
     for position, item in enumerate(items[:MAX_ITEMS]):
         if not isinstance(item, dict):
             continue
-        entry = read_item(item, position, feed_author)
+        entry = read_item(item, position, feed_author, url)
         if entry.key not in seen:  # duplicate ids inside one document: the first one wins
             seen.add(entry.key)
             entries.append(entry)
@@ -64,8 +66,11 @@ def read_json_feed(body: bytes) -> RawFeed:
     )
 
 
-def read_item(item: Mapping[str, Any], position: int, feed_author: str = "") -> RawEntry:
-    """One item; without authors of its own, the feed's authors are its authors (1.1, 1.0)."""
+def read_item(
+    item: Mapping[str, Any], position: int, feed_author: str = "", base: str = ""
+) -> RawEntry:
+    """One item; without authors of its own, the feed's authors are its authors (1.1, 1.0).
+    A relative `url` is resolved against `base` (the document's own URL)."""
     title = clean_inline(_text(item.get("title")))[:MAX_TITLE_CHARS]
     published = _date(item.get("date_published")) or _date(item.get("date_modified"))
     url = _text(item.get("url")) or _text(item.get("external_url"))
@@ -75,7 +80,7 @@ def read_item(item: Mapping[str, Any], position: int, feed_author: str = "") -> 
     return raw_entry(
         key=item_key((_text(item.get("id")), _text(item.get("url"))), title, published),
         title=title,
-        link=safe_link(url),
+        link=safe_link(_absolute(url, base)),
         author=_author(item) or feed_author,
         published=published,
         terms=tags if isinstance(tags, list) else (),
@@ -85,6 +90,13 @@ def read_item(item: Mapping[str, Any], position: int, feed_author: str = "") -> 
         full=bool(body),
         summary=summary,
     )
+
+
+def _absolute(url: str, base: str) -> str:
+    try:
+        return urljoin(base, url) if base and url else url
+    except ValueError:  # malformed: `safe_link` refuses it
+        return url
 
 
 def _text(value: object) -> str:

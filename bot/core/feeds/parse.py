@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import feedparser
 
@@ -36,21 +37,22 @@ _USEFUL_HEADERS = ("content-type", "content-location", "content-language")
 MAX_TEXT_CHARS = 100_000
 
 
-def parse_feed(body: bytes, headers: Mapping[str, str] | None = None) -> ParsedFeed:
+def parse_feed(body: bytes, headers: Mapping[str, str] | None = None, url: str = "") -> ParsedFeed:
     """Parse a feed document; a bozo feed that still has entries is accepted with a warning."""
-    return finish_feed(read_feed(body, headers))
+    return finish_feed(read_feed(body, headers, url))
 
 
-def read_feed(body: bytes, headers: Mapping[str, str] | None = None) -> RawFeed:
+def read_feed(body: bytes, headers: Mapping[str, str] | None = None, url: str = "") -> RawFeed:
     """The first pass: entries with keys and raw HTML, no text extraction yet. JSON Feed is read
-    by `jsonfeed.py`, RSS and Atom by feedparser.
+    by `jsonfeed.py`, RSS and Atom by feedparser. `url`: where the document was fetched from,
+    the base of relative entry links (Hexo, hand-made Atom) unless the response names another.
 
     feedparser's HTML sanitizer and relative-URI resolver are off: Feedwatch never shows feed
     HTML (only html2text's text, escaped), and the two passes cost ~85% of parsing time.
     """
     lowered = {k.lower(): v for k, v in (headers or {}).items()}
     if looks_like_json(body, lowered.get("content-type")):
-        return read_json_feed(body)
+        return read_json_feed(body, url)
     response_headers = {k: lowered[k] for k in _USEFUL_HEADERS if k in lowered}
     parsed = feedparser.parse(
         io.BytesIO(drop_declared_references(body)),
@@ -67,7 +69,7 @@ def read_feed(body: bytes, headers: Mapping[str, str] | None = None) -> RawFeed:
     raw: list[RawEntry] = []
     seen: set[str] = set()
     for position, entry in enumerate(entries[:MAX_ITEMS]):
-        item = read_entry(entry, position)
+        item = read_entry(entry, position, url)
         if item.key in seen:  # duplicate GUIDs inside one document: the first one wins
             continue
         seen.add(item.key)
@@ -135,8 +137,10 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
     return ParsedFeed(title=raw.title, link=raw.link, items=tuple(items), warning=raw.warning)
 
 
-def read_entry(entry: Mapping[str, Any], position: int) -> RawEntry:
-    """Reduce one feedparser entry to the fields Feedwatch stores and shows."""
+def read_entry(entry: Mapping[str, Any], position: int, base: str = "") -> RawEntry:
+    """Reduce one feedparser entry to the fields Feedwatch stores and shows. A link still
+    relative after the feed's own `xml:base` resolves against `base`, the document's URL (the
+    key keeps the link as the feed wrote it, so no stored post is announced again)."""
     title = _title(entry)
     published = _published(entry)
     content = _content_html(entry)
@@ -144,7 +148,7 @@ def read_entry(entry: Mapping[str, Any], position: int) -> RawEntry:
     return raw_entry(
         key=item_key((entry.get("id"), entry.get("link")), title, published),
         title=title,
-        link=safe_link(entry.get("link")),
+        link=safe_link(_absolute(entry.get("link"), base)),
         author=entry.get("author"),
         published=published,
         terms=(tag.get("term") for tag in entry.get("tags") or []),
@@ -156,17 +160,27 @@ def read_entry(entry: Mapping[str, Any], position: int) -> RawEntry:
     )
 
 
+def _absolute(link: object, base: str) -> object:
+    """`link` resolved against `base` when it is a relative reference."""
+    if not isinstance(link, str) or not base:
+        return link
+    try:
+        return link if urlsplit(link.strip()).scheme else urljoin(base, link.strip())
+    except ValueError:  # a malformed reference stays as it is (and `safe_link` refuses it)
+        return link
+
+
 def _images(entry: Mapping[str, Any]) -> list[object]:
     """Media RSS thumbnails and image content (YouTube, WordPress plugins), then image
     enclosures; `raw_entry` falls back to the body's first `<img>`."""
-    found: list[object] = [t.get("url") for t in entry.get("media_thumbnail") or []]
+    found: list[object] = list(entry.get("media_thumbnail") or [])  # url, width, height
     for media in entry.get("media_content") or []:
         kind = str(media.get("medium") or media.get("type") or "")
         if kind == "image" or kind.startswith("image/"):
-            found.append(media.get("url"))
+            found.append(media)
     for link in entry.get("enclosures") or []:
         if str(link.get("type") or "").startswith("image/"):
-            found.append(link.get("href"))
+            found.append(link)
     return found
 
 

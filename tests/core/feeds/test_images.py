@@ -3,7 +3,7 @@ absolute http(s) only; never part of the fingerprint."""
 
 from __future__ import annotations
 
-from bot.core.feeds.entries import first_image
+from bot.core.feeds.images import own_image
 from bot.core.feeds.parse import parse_feed
 
 MEDIA = 'xmlns:media="http://search.yahoo.com/mrss/"'
@@ -47,17 +47,19 @@ def test_image_media_content_then_image_enclosures() -> None:
 
 def test_else_the_first_img_of_the_body() -> None:
     html = (
-        "&lt;p&gt;Intro&lt;/p&gt;&lt;img class='wp-image' SRC=\"https://img.example/a.png?w=1&amp;amp;h=2\"&gt;"
+        "&lt;p&gt;Intro&lt;/p&gt;&lt;img class='wp-image' SRC=\"https://img.example/a.png?w=1200&amp;amp;h=630\"&gt;"
         "&lt;img src='https://img.example/b.png'&gt;"
     )
-    assert image_of(f"<description>{html}</description>") == "https://img.example/a.png?w=1&h=2"
+    assert (
+        image_of(f"<description>{html}</description>") == "https://img.example/a.png?w=1200&h=630"
+    )
 
 
 def test_relative_or_unsafe_images_are_skipped() -> None:
     html = "&lt;img src='/uploads/rel.png'&gt;&lt;img src='javascript:x'&gt;&lt;img src='https://img.example/ok.png'&gt;"
     assert image_of(f"<description>{html}</description>") == "https://img.example/ok.png"
     assert image_of("<description>No picture here.</description>") is None
-    assert first_image([None, 3, "data:image/png;base64,AAAA", "https://i.example/x.gif"]) == (
+    assert own_image([None, 3, "data:image/png;base64,AAAA", "https://i.example/x.gif"]) == (
         "https://i.example/x.gif"
     )
 

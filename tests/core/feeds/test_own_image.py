@@ -1,0 +1,157 @@
+"""The post's own picture or none (issue 42): avatars, feed-service pixels and buttons, share
+blocks, emoji, logos and anything declared or sized under about 300 px are never shown large
+above a message; relative pictures and links resolve against the entry's or the feed's URL."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.core.feeds.images import MIN_SIDE, Candidate, body_images, is_furniture, own_image
+from bot.core.feeds.parse import parse_feed
+
+MEDIA = 'xmlns:media="http://search.yahoo.com/mrss/"'
+
+
+def rss(item_xml: str, link: str = "") -> str:
+    linked = f"<link>{link}</link>" if link else ""
+    return (
+        f'<?xml version="1.0"?><rss version="2.0" {MEDIA}><channel><title>T</title>'
+        f"<item><guid>g</guid><title>P</title>{linked}{item_xml}</item></channel></rss>"
+    )
+
+
+def image_of(body_html: str, link: str = "", extra: str = "") -> str | None:
+    from html import escape
+
+    return (
+        parse_feed(rss(f"{extra}<description>{escape(body_html)}</description>", link).encode())
+        .items[0]
+        .image
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://secure.gravatar.com/avatar/0a1b2c3d?s=96&d=identicon&r=G",
+        "https://avatars.githubusercontent.com/in/4242?s=60&v=4",
+        "http://feeds.feedburner.com/~ff/ExampleBlog?d=AbCdEf",
+        "http://feeds.feedburner.com/~r/ExampleBlog/~4/XyZ",
+        "https://forum.example/user_avatar/forum.example/ana/48/17_2.png",
+        "https://forum.example/letter_avatar_proxy/v4/letter/a/8797f3/48.png",
+        "https://s.w.org/images/core/emoji/15.0/72x72/1f642.png",
+        "https://cdn.example/sd/twitter_icon_large.png",
+        "https://podcast.example/plugins/social/images/icons/www-128.png",
+        "https://blog.example/files/flattr-badge-large.png",
+        "https://blog.example/images/Our+Blog+logo.jpg",
+        "https://cdn.example/files/2026/09/thumb.jpg?w=150",
+        "https://lh3.example.com/img/AbC/s72-c/photo.jpg",
+        "https://blog.example/uploads/2026/09/hero-150x150.jpg",
+        "data:image/gif;base64,R0lGODlhAQABAAAAACw=",
+    ],
+)
+def test_furniture_by_its_address_is_never_the_picture(url: str) -> None:
+    assert is_furniture(Candidate(url))
+    assert own_image([url]) is None
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://blog.example/uploads/2026/09/silicon-valley-office.jpg",
+        "https://cdn.example/files/2026/09/pixel-10-review.jpg?w=1024",
+        "https://lh3.example.com/img/AbC/s1600/photo.jpg",
+        "https://blog.example/uploads/2026/11/launch-1200x630.png",
+        "https://img.example/catalogue/cover.jpg",
+    ],
+)
+def test_a_real_picture_is_kept(url: str) -> None:
+    assert own_image([url]) == url
+
+
+def test_declared_sizes_under_about_300_px_are_thumbnails() -> None:
+    assert MIN_SIDE == 300
+    assert own_image([Candidate("https://i.example/a.jpg", width=150, height=150)]) is None
+    assert own_image([Candidate("https://i.example/a.jpg", width=299)]) is None
+    assert own_image([Candidate("https://i.example/a.jpg", height=104)]) is None
+    assert own_image([Candidate("https://i.example/a.jpg", width=300)]) == "https://i.example/a.jpg"
+    # the width decides: a wide banner is a picture
+    wide = Candidate("https://i.example/b.jpg", width=1200, height=250)
+    assert own_image([wide]) == "https://i.example/b.jpg"
+
+
+def test_media_rss_thumbnail_sizes_count() -> None:
+    small = '<media:thumbnail url="https://img.example/t.jpg" width="104" height="78"/>'
+    big = '<media:content url="https://img.example/c.jpg" medium="image" width="1280"/>'
+    assert image_of("<p>Words.</p>", extra=small) is None
+    assert image_of("<p>Words.</p>", extra=small + big) == "https://img.example/c.jpg"
+
+
+def test_images_in_a_share_or_author_block_are_not_the_post_s() -> None:
+    body = (
+        "<p>The launch went well.</p>"
+        '<div class="share-buttons"><a href="https://x.example/share"><img src="https://cdn.example/x.png"></a></div>'
+        '<div class="author-box"><img src="https://cdn.example/me.jpg" width="400"></div>'
+        '<p><img src="https://cdn.example/launch.jpg"></p>'
+    )
+    assert image_of(body) == "https://cdn.example/launch.jpg"
+    found = body_images(body)
+    assert [c.furniture for c in found] == [True, True, False]
+
+
+def test_a_tracking_pixel_and_an_emoji_before_the_photo_are_skipped() -> None:
+    body = (
+        '<p>Hello <img src="https://blog.example/smile.png" class="wp-smiley" style="height: 1em">'
+        '<img src="https://stats.example/p.gif" width="1" height="1"></p>'
+        '<img src="https://blog.example/photo.jpg" style="width: 700px; height: 467px;">'
+    )
+    assert image_of(body) == "https://blog.example/photo.jpg"
+
+
+def test_only_furniture_gives_no_image() -> None:
+    body = (
+        '<p>Post.</p><a href="http://feeds.feedburner.com/~ff/Blog?a=1">'
+        '<img src="http://feeds.feedburner.com/~ff/Blog?d=yIl2AUoC8zA" border="0"></a>'
+        '<img src="http://feeds.feedburner.com/~r/Blog/~4/AbC" height="1" width="1" alt=""/>'
+    )
+    assert image_of(body) is None
+
+
+def test_a_relative_body_image_resolves_against_the_entry_link() -> None:
+    body = '<p>See.</p><img src="/uploads/2026/chart.png">'
+    assert image_of(body, link="https://blog.example/2026/09/post/") == (
+        "https://blog.example/uploads/2026/chart.png"
+    )
+    assert image_of(body) is None  # nothing to resolve it against
+
+
+def test_relative_entry_links_resolve_against_the_feed_url() -> None:
+    document = rss("<description>Body.</description>", link="/2026/09/08/hello-world/")
+    plain = parse_feed(document.encode())
+    fetched = parse_feed(document.encode(), url="https://notes.example/atom.xml")
+    assert plain.items[0].link is None  # no base: no link at all
+    assert fetched.items[0].link == "https://notes.example/2026/09/08/hello-world/"
+    assert fetched.items[0].key == plain.items[0].key  # stored posts keep their identity
+    atom = (
+        '<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>N</title>'
+        '<entry><id>tag:n,1</id><title>Hi</title><link href="posts/hi.html"/>'
+        "<content type='html'>x</content></entry></feed>"
+    )
+    assert parse_feed(atom.encode(), url="https://n.example/blog/atom.xml").items[0].link == (
+        "https://n.example/blog/posts/hi.html"
+    )
+
+
+def test_relative_json_feed_urls_resolve_too() -> None:
+    document = json.dumps(
+        {
+            "version": "https://jsonfeed.org/version/1.1",
+            "title": "J",
+            "items": [{"id": "1", "url": "/p/1", "content_text": "Hi."}],
+        }
+    ).encode()
+    item = parse_feed(document, url="https://j.example/feed.json").items[0]
+    assert item.link == "https://j.example/p/1"
+    assert item.key == "1"

@@ -4,6 +4,9 @@ The default executor (6 threads on 2 cores) serves every database call of every 
 link whose 10 MB page took feedparser 13 s held those threads, and another chat's `/feeds`
 waited two minutes for a database call. Feeds and pages are parsed here instead, at most
 `PARSE_THREADS` at a time; the database's threads stay free.
+
+Rule checks a person asks for (the filter test) run in one thread of their own: never on the
+event loop, never in the pool feeds need, never in the database's threads.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ T = TypeVar("T")
 PARSE_THREADS = 2
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
+_rules: ThreadPoolExecutor | None = None
 
 
 def _executor() -> ThreadPoolExecutor:
@@ -33,3 +37,14 @@ async def parse_off_loop(work: Callable[..., T], *args: object) -> T:
     """`work(*args)` in the parsing pool (feedparser, the page's link finder)."""
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_executor(), functools.partial(work, *args))
+
+
+async def check_off_loop(work: Callable[..., T], *args: object) -> T:
+    """`work(*args)` in the rule checks' own thread (the filter test)."""
+    global _rules
+    with _lock:
+        if _rules is None:
+            _rules = ThreadPoolExecutor(1, thread_name_prefix="feedwatch-rules")
+        pool = _rules
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(pool, functools.partial(work, *args))

@@ -13,12 +13,14 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.core.messages.digest import DigestSchedule
+from bot.core.rules.fields import reason
 from bot.core.rules.filters import unknown_categories
-from bot.core.types import CategoryFilter, FeedInfo, KeywordFilter, Reader
+from bot.core.types import CategoryFilter, FeedInfo, KeywordFilter, ParsedItem, Reader
 from bot.db import store
 from bot.db.store import FeedView
 from bot.runtime.clock import Clock, utcnow
 from bot.services import run
+from bot.services.cpu import check_off_loop
 from bot.services.outbox import plan_backlog
 
 
@@ -58,6 +60,16 @@ class Overview:
     quiet: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class FilterTest:
+    """The filter test: the chat's subscription as the fan-out sees it (None: the chat does
+    not follow the feed), and the feed's latest posts each with the rule that stops it (None:
+    it would arrive)."""
+
+    reader: Reader | None
+    verdicts: tuple[tuple[ParsedItem, str | None], ...] = ()
+
+
 class Subscriptions:
     def __init__(self, engine: Engine, *, max_per_chat: int, clock: Clock = utcnow) -> None:
         self.engine, self.max_per_chat, self.clock = engine, max_per_chat, clock
@@ -72,6 +84,23 @@ class Subscriptions:
             )
 
         return await run.read(self.engine, work)
+
+    async def filter_test(self, chat_id: int, feed_id: int, count: int) -> FilterTest:
+        """The feed's latest `count` posts judged by this chat's filters, keywords and rules,
+        off the event loop (`cpu.check_off_loop`): 20 rules on 20 long posts is real work."""
+
+        def work(session: Session) -> tuple[Reader | None, list[ParsedItem]]:
+            reader = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
+            if reader is None:
+                return None, []
+            items = store.latest_items(session, feed_id=feed_id, limit=count)
+            rules = store.chat_rules(session, chat_id=chat_id)
+            return replace(reader, chat_rules=rules), [item for _, item in items]
+
+        reader, items = await run.read(self.engine, work)
+        if reader is None:
+            return FilterTest(None)
+        return FilterTest(reader, await check_off_loop(_verdicts, reader, items))
 
     async def subscribe(self, chat_id: int, feed_id: int, thread_id: int | None) -> Subscribed:
         """Follow a feed (in a forum topic: there), unless the chat is at its limit (checked in
@@ -175,6 +204,10 @@ class Subscriptions:
         """Flip a switch (edits on/off; previews image → link → off); False: not followed."""
         flip = store.toggle_edits if switch is Switch.EDITS else store.toggle_preview
         return await run.write(self.engine, lambda s: flip(s, chat_id=chat_id, feed_id=feed_id))
+
+
+def _verdicts(reader: Reader, items: list[ParsedItem]) -> tuple[tuple[ParsedItem, str | None], ...]:
+    return tuple((item, reason(reader, item)) for item in items)
 
 
 def _backlog(session: Session, chat_id: int, feed_id: int, count: int) -> int:

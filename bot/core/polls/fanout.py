@@ -82,9 +82,7 @@ class Fanout:
             passed = [
                 c
                 for c in _in_order(route)
-                if keywords_match(
-                    reader.keywords, f"{c.item.title}\n{c.item.text}\n{searched(reader, c)}"
-                )
+                if keywords_match(reader.keywords, c.item.title, c.item.text, searched(reader, c))
             ]
             routes.append(_flooded(reader, passed, self.max_new))
         return replace(self, routes=tuple(routes))
@@ -94,13 +92,20 @@ def route(
     changes: Sequence[Change], audience: Iterable[Reader], now: datetime | None, max_new: int
 ) -> Fanout:
     """Each chat's part of these changes (rules checked once per chat and change)."""
-    routes = []
-    for reader in audience:
-        reader = _quieted(reader, now)
-        waiting = modelled(reader) and not reader.keywords.is_empty
-        judged = replace(reader, keywords=NO_KEYWORDS) if waiting else reader
-        passed = [c for c in changes if wants(judged, c)]
-        routes.append(replace(_flooded(reader, passed, max_new), waiting=waiting))
+    readers = [_quieted(reader, now) for reader in audience]
+    waiting = [modelled(r) and not r.keywords.is_empty for r in readers]
+    judged = [
+        replace(r, keywords=NO_KEYWORDS) if w else r for r, w in zip(readers, waiting, strict=True)
+    ]
+    passed: list[list[Change]] = [[] for _ in readers]
+    for change in changes:  # one post at a time, every chat: its folded text is reused
+        for reader, kept in zip(judged, passed, strict=True):
+            if wants(reader, change):
+                kept.append(change)
+    routes = [
+        replace(_flooded(reader, kept, max_new), waiting=wait)
+        for reader, kept, wait in zip(readers, passed, waiting, strict=True)
+    ]
     if routes:
         return Fanout(tuple(routes), max_new)
     new = _keys(c for c in changes if c.kind is ChangeKind.NEW)

@@ -6,7 +6,8 @@ hold; any matching exclusion stops a post. Words match as keywords do (whole wor
 accents folded; Chinese and Japanese anywhere); a link's words match anywhere in it. Patterns
 run on RE2 (`google-re2`): linear time, so `(a+)+$` on 100,000 characters cannot hang the bot,
 case-insensitive, at most `MAX_PATTERN` characters; one it cannot compile is refused with
-its reason.
+its reason. Every rule reads at most a field's first `MAX_EXAMINED` characters (20,000), and
+word rules share one folding of each text (`filters.haystack`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re2
 
 from bot.core.lang import N_
 from bot.core.rules import filters
-from bot.core.rules.filters import FilterSyntaxError, keywords_match
+from bot.core.rules.filters import MAX_EXAMINED, FilterSyntaxError, keywords_match
 from bot.core.types import Change, KeywordFilter, ParsedItem, Reader
 
 FIELDS = ("title", "text", "author", "category", "link")
@@ -137,9 +138,9 @@ def _compile(pattern: str) -> Any:  # re2's compiled pattern (the library has no
 def _holds(rule: Rule, item: ParsedItem) -> bool:
     value = _field(rule.field, item)
     if rule.pattern:
-        return _compile(rule.value).search(value) is not None
+        return _compile(rule.value).search(value[:MAX_EXAMINED]) is not None
     if rule.field == "link":
-        return rule.value.casefold() in value.casefold()
+        return rule.value.casefold() in value[:MAX_EXAMINED].casefold()
     return keywords_match(KeywordFilter(include=(rule.value,)), value)
 
 
@@ -170,7 +171,7 @@ def reason(reader: Reader, item: ParsedItem) -> str | None:
     """Why a new post would not reach this chat (the filter test), None when it would."""
     if not filters.matches(reader.categories, item.categories):
         return f"/filter {filters.describe(reader.categories)}"
-    if not filters.keywords_match(reader.keywords, f"{item.title}\n{item.text}"):
+    if not filters.keywords_match(reader.keywords, item.title, item.text):
         words = [*reader.keywords.include, *(f"-{w}" for w in reader.keywords.exclude)]
         return f"/keywords {', '.join(words)}"
     return stopped_by(reader.rules, item) or stopped_by(reader.chat_rules, item)

@@ -6,18 +6,15 @@ would pass, and the rule that stops each one that would not."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
-from sqlmodel import Session
 from telegram import Update
 
 from bot.core.lang import N_, Translator, then
 from bot.core.messages.escape import esc
-from bot.core.rules.fields import looks_like_rules, parse_rules, reason, written
+from bot.core.rules.fields import looks_like_rules, parse_rules, written
 from bot.core.rules.filters import FilterSyntaxError, describe, parse_filter
 from bot.core.text import shorten
 from bot.core.types import CategoryFilter, ParsedItem, Reader
-from bot.db import store
 from bot.db.store import FeedView
 from bot.telegram.commands.common import not_subscribed, setting_command
 from bot.telegram.context import Context
@@ -100,22 +97,15 @@ async def _chat_rules(context: Context) -> None:
 async def filter_test(context: Context, feed: FeedView) -> str:
     """Which of the feed's latest posts this chat would get, and why not the others."""
     tr = await context.tr()
-    chat_id = context.chat_id
-
-    def read(session: Session) -> tuple[Reader | None, list[ParsedItem], tuple[str, ...]]:
-        reader = store.get_subscription(session, chat_id=chat_id, feed_id=feed.id)
-        items = [item for _, item in store.latest_items(session, feed_id=feed.id, limit=TESTED)]
-        return reader, items, store.chat_rules(session, chat_id=chat_id)
-
-    reader, items, chat_rules = await context.svc.read(read)
+    tested = await context.svc.subscriptions.filter_test(context.chat_id, feed.id, TESTED)
+    reader, verdicts = tested.reader, tested.verdicts
     if reader is None:
         return not_subscribed(feed, tr)
-    reader = replace(reader, chat_rules=chat_rules)
+    items = [item for item, _ in verdicts]
     if not items:
         return tr.gettext("No posts of <b>{title}</b> stored yet to test the filter on.").format(
             title=esc(feed.title)
         )
-    verdicts = [(item, reason(reader, item)) for item in items]
     passing = sum(1 for _, why in verdicts if why is None)
     lines = [
         tr.gettext("<b>Filter test</b>: {passing} of the last {count} posts would arrive.").format(

@@ -149,7 +149,7 @@ FAMILY_LAYER = {
 LOOSE = {"bot": "db", "bot.__main__": "cli"}
 # Families inside the core, and the primitives they share (a module directly in `bot/core`).
 CORE_FAMILIES = {"feeds", "detection", "polls", "messages", "rules"}
-CORE_SHARED = {"types", "text", "urls", "lang"}
+CORE_SHARED = {"types", "modes", "text", "urls", "lang"}
 
 
 def _layer(name: str) -> str:

@@ -12,6 +12,7 @@ CLI preview, the poller and the benchmarks alike. Families, one folder each:
 and the primitives every family shares:
 
 - `types`: the value types passed between stages (parse → detect → filter → render)
+- `modes`: a subscription's modes (format, preview, edits, summary, sound), each declared once
 - `text`: HTML → visible text, fingerprints, sentences
 - `urls`: URL shapes and redaction
 - `lang`: how the core speaks a chat's language (a `Translator` passed in)

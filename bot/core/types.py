@@ -7,6 +7,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from bot.core.modes import (
+    EDITS,
+    FORMAT,
+    PREVIEW,
+    SILENT,
+    SUMMARY,
+    AnyMode,
+    Edits,
+    Format,
+    Mode,
+    Preview,
+    Sound,
+    SummaryMode,
+)
+
 
 @dataclass(frozen=True, slots=True)
 class ParsedItem:
@@ -199,18 +214,27 @@ class Reader:
     feed_id: int = 0
     categories: CategoryFilter = CategoryFilter()
     keywords: KeywordFilter = KeywordFilter()
-    edits: bool = True
-    preview: bool = False
+    edits: Edits = Edits.ALL  # /edits: which edits are announced
+    preview: Preview = Preview.IMAGE  # /preview: the post's image, its link's card, or none
     silent: bool = False  # sent without a notification sound
-    images: bool = True  # the post's image shown large above the text
     thread_id: int | None = None
     digest: bool = False
     language: str | None = None  # the chat's; None is English
     timezone: str = "UTC"  # the chat's (/timezone): dates in messages are its dates
-    message_format: str = "summary"  # /format: title, summary or full
-    summary_mode: str = "extract"  # /summary FEED model|extract (the operator's model)
+    message_format: Format = Format.SUMMARY  # /format: title, summary or full
+    summary_mode: SummaryMode = SummaryMode.EXTRACT  # /summary (the operator's model)
     translate: bool = False  # /translate on: the chat's posts in another language translated
-    minor_edits: bool = True  # /edits FEED substantive: False (minor edits are not sent)
     quiet: str | None = None  # the chat's quiet hours, `HH:MM-HH:MM` (core/rules/quiet.py)
     rules: tuple[str, ...] = ()  # field rules for this feed (core/rules/fields.py)
     chat_rules: tuple[str, ...] = ()  # and for every feed of the chat (/filter all …)
+
+    def value_of(self, mode: Mode) -> AnyMode:
+        """This subscription's value of a mode (`core/modes.py`)."""
+        values: dict[str, AnyMode] = {
+            FORMAT.command: self.message_format,
+            PREVIEW.command: self.preview,
+            EDITS.command: self.edits,
+            SUMMARY.command: self.summary_mode,
+            SILENT.command: Sound.SILENT if self.silent else Sound.LOUD,
+        }
+        return values[mode.command]

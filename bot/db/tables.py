@@ -15,10 +15,10 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
-    true,
 )
 from sqlmodel import Field, SQLModel
 
+from bot.core.modes import Edits, Format, Preview, SummaryMode
 from bot.core.polls.decide import FeedStatus
 from bot.runtime.clock import utcnow  # aware UTC; SQLModel keeps it aware on SQLite too
 
@@ -188,18 +188,27 @@ class Subscription(SQLModel, table=True):
     )
     keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
     without_keywords: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
-    edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
-    # /edits FEED substantive: False, minor edits (a typo, a word) are not sent
-    # (core/detection/weight.py).
-    minor_edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
-    preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    # One column per mode, holding its value (bot/core/modes.py): /edits, /preview, /format,
+    # /summary, /silent.
+    edit_mode: str = Field(
+        default=Edits.ALL, max_length=16, sa_column_kwargs={"server_default": Edits.ALL.value}
+    )
+    preview_mode: str = Field(
+        default=Preview.IMAGE,
+        max_length=16,
+        sa_column_kwargs={"server_default": Preview.IMAGE.value},
+    )
+    message_format: str = Field(
+        default=Format.SUMMARY,
+        max_length=16,
+        sa_column_kwargs={"server_default": Format.SUMMARY.value},
+    )
+    summary_mode: str = Field(
+        default=SummaryMode.EXTRACT,
+        max_length=16,
+        sa_column_kwargs={"server_default": SummaryMode.EXTRACT.value},
+    )
     silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
-    # The post's image shown large above its message (/preview SLUG image, the default).
-    images: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
-    # /format SLUG title|summary|full; None: the summary.
-    message_format: str | None = Field(default=None, max_length=16)
-    # /summary FEED model: the operator's language model writes the summary (None: extract).
-    summary_mode: str | None = Field(default=None, max_length=16)
     # /filter FEED title:… -author:…: field rules as written (core/rules/fields.py).
     rules: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))

@@ -20,6 +20,7 @@ from bot.core.messages.digest import (
 from bot.core.messages.modeltext import ModelText, Written
 from bot.core.messages.render import render_change
 from bot.core.messages.summary import summarize
+from bot.core.modes import Preview
 from bot.core.polls.alerts import AlertKind, AlertStep, render_alert, render_spent
 from bot.core.polls.decide import FeedIntent, FeedState
 from bot.core.polls.fanout import Fanout
@@ -189,9 +190,10 @@ def _row(
         text=text,
         # A post without an image of its own gets Telegram's card of its page (issue 25):
         # the title link comes first in the message, so that is the page previewed.
-        preview=reader.preview or (reader.images and not image and kind is not ChangeKind.EDITED),
+        preview=reader.preview is Preview.LINK
+        or (reader.preview is Preview.IMAGE and not image and kind is not ChangeKind.EDITED),
         silent=reader.silent,
-        image_url=image if reader.images else None,
+        image_url=image if reader.preview is Preview.IMAGE else None,
         thread_id=reader.thread_id,
         held=reader.digest if held is None else held,
     )

@@ -13,6 +13,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.core.messages.digest import DigestSchedule
+from bot.core.modes import AnyMode, Mode
 from bot.core.rules.fields import reason
 from bot.core.rules.filters import unknown_categories
 from bot.core.types import CategoryFilter, FeedInfo, KeywordFilter, ParsedItem, Reader
@@ -28,13 +29,6 @@ class Subscribed(StrEnum):
     ADDED = "added"
     HAD = "had"  # the chat followed the feed already
     LIMIT = "limit"  # the chat follows as many feeds as it may
-
-
-class Switch(StrEnum):
-    """A subscription's two-state switches under /list."""
-
-    EDITS = "edits"
-    PREVIEW = "preview"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,34 +149,11 @@ class Subscriptions:
             lambda s: store.set_keywords(s, chat_id=chat_id, feed_id=feed_id, words=words),
         )
 
-    async def set_edit_weight(self, chat_id: int, feed_id: int, mode: str) -> bool:
+    async def set_mode(self, chat_id: int, feed_id: int, value: AnyMode) -> bool:
+        """Any mode's value (`core/modes.py`): `/format FEED full`, `/edits FEED off`…"""
         return await run.write(
             self.engine,
-            lambda s: store.set_edit_weight(s, chat_id=chat_id, feed_id=feed_id, mode=mode),
-        )
-
-    async def set_preview_mode(self, chat_id: int, feed_id: int, mode: str) -> bool:
-        return await run.write(
-            self.engine,
-            lambda s: store.set_preview_mode(s, chat_id=chat_id, feed_id=feed_id, mode=mode),
-        )
-
-    async def set_format(self, chat_id: int, feed_id: int, form: str) -> bool:
-        return await run.write(
-            self.engine,
-            lambda s: store.set_message_format(s, chat_id=chat_id, feed_id=feed_id, form=form),
-        )
-
-    async def set_silent(self, chat_id: int, feed_id: int, *, on: bool) -> bool:
-        return await run.write(
-            self.engine, lambda s: store.set_silent(s, chat_id=chat_id, feed_id=feed_id, on=on)
-        )
-
-    async def set_summary_mode(self, chat_id: int, feed_id: int, mode: str | None) -> bool:
-        """ "model" (the operator's language model writes it) or None (the post's sentences)."""
-        return await run.write(
-            self.engine,
-            lambda s: store.set_summary_mode(s, chat_id=chat_id, feed_id=feed_id, mode=mode),
+            lambda s: store.set_mode(s, chat_id=chat_id, feed_id=feed_id, value=value),
         )
 
     async def set_digest(
@@ -200,10 +171,13 @@ class Subscriptions:
 
         return await run.write(self.engine, work)
 
-    async def toggle(self, chat_id: int, feed_id: int, switch: Switch) -> bool:
-        """Flip a switch (edits on/off; previews image → link → off); False: not followed."""
-        flip = store.toggle_edits if switch is Switch.EDITS else store.toggle_preview
-        return await run.write(self.engine, lambda s: flip(s, chat_id=chat_id, feed_id=feed_id))
+    async def toggle(self, chat_id: int, feed_id: int, mode: Mode) -> bool:
+        """Press a mode's switch under /list (edits on/off; previews image → link → off);
+        False: not followed."""
+        return await run.write(
+            self.engine,
+            lambda s: store.toggle_mode(s, chat_id=chat_id, feed_id=feed_id, mode=mode),
+        )
 
 
 def _verdicts(reader: Reader, items: list[ParsedItem]) -> tuple[tuple[ParsedItem, str | None], ...]:

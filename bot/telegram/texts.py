@@ -28,11 +28,6 @@ NO_MODEL = N_(
     "This bot has no language model set up, so summaries are the post's own sentences. "
     "Its operator can set one (MODEL_API_URL)."
 )
-SUMMARY_MODEL = N_(
-    "Messages from <b>{title}</b> now have a summary written by the language model, in this "
-    "chat's language (the post's own sentences whenever the model cannot answer)."
-)
-SUMMARY_EXTRACT = N_("Messages from <b>{title}</b> now summarise with the post's own sentences.")
 TRANSLATE_ON = N_(
     "Translation on: posts in another language arrive with their title and summary in this "
     "chat's language."

@@ -7,6 +7,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.core.lang import Translator
 from bot.core.messages.escape import esc
+from bot.core.modes import EDITS, MODES, PREVIEW, Mode
 from bot.core.rules.filters import describe, describe_keywords
 from bot.core.types import Reader
 from bot.db.store import FeedView
@@ -14,6 +15,8 @@ from bot.runtime.i18n import LANGUAGES
 from bot.telegram.buttons import Action, Button, encode
 
 BACKLOG = 3  # the most posts the "Also the latest" button sends
+# The switches under each /list line: the mode each button steps through.
+SWITCHES: dict[Action, Mode] = {Action.EDITS: EDITS, Action.PREVIEW: PREVIEW}
 
 # --- keyboards ---------------------------------------------------------------------------------
 
@@ -146,12 +149,12 @@ def list_view(
                 InlineKeyboardButton(
                     f"✖ {feed.slug}"[:40], callback_data=encode(Button(Action.UNSUB, feed.id))
                 ),
-                InlineKeyboardButton(
-                    _("edits on") if reader.edits else _("edits off"),
-                    callback_data=encode(Button(Action.EDITS, feed.id)),
-                ),
-                InlineKeyboardButton(
-                    preview_label(reader, tr), callback_data=encode(Button(Action.PREVIEW, feed.id))
+                *(
+                    InlineKeyboardButton(
+                        _(mode.buttons[reader.value_of(mode)]),
+                        callback_data=encode(Button(action, feed.id)),
+                    )
+                    for action, mode in SWITCHES.items()
                 ),
             ]
         )
@@ -185,22 +188,10 @@ def _list_line(reader: Reader, feed: FeedView, tr: Translator) -> str:
     if not reader.keywords.is_empty:
         words = describe_keywords(reader.keywords, tr)
         extras.append(_("keywords {keywords}").format(keywords=words))
-    if not reader.edits:
-        extras.append(_("no edits"))
-    elif not reader.minor_edits:
-        extras.append(_("substantive edits only"))
-    if reader.preview:
-        extras.append(_("link previews"))
-    elif not reader.images:
-        extras.append(_("no previews"))
-    if reader.message_format == "title":
-        extras.append(_("titles only"))
-    elif reader.message_format == "full":
-        extras.append(_("whole posts"))
-    if reader.summary_mode == "model":
-        extras.append(_("model summaries"))
-    if reader.silent:
-        extras.append(_("silent"))
+    for mode in MODES.values():
+        label = mode.label(reader.value_of(mode))
+        if label is not None:
+            extras.append(_(label))
     if reader.thread_id is not None:
         extras.append(_("topic {topic}").format(topic=reader.thread_id))
     tail = f" ({'; '.join(extras)})" if extras else ""
@@ -210,10 +201,3 @@ def _list_line(reader: Reader, feed: FeedView, tr: Translator) -> str:
 
 def feed_names(feeds: list[FeedView], tr: Translator) -> str:
     return ", ".join(f"<code>{esc(f.slug)}</code>" for f in feeds) or tr.gettext("none yet")
-
-
-def preview_label(reader: Reader, tr: Translator) -> str:
-    """The /list button that cycles a feed's previews: image → link → off."""
-    if reader.images:
-        return tr.gettext("previews: image")
-    return tr.gettext("previews: link") if reader.preview else tr.gettext("previews: off")

@@ -11,6 +11,7 @@ from sqlalchemy import JSON, Boolean, DateTime, column, insert, table
 from sqlmodel import Session
 
 from alembic import command
+from bot.core.modes import Edits, Format, Preview, SummaryMode
 from bot.db import store
 from bot.db.engine import make_engine
 from bot.db.migrate import alembic_config
@@ -72,17 +73,13 @@ def test_every_filter_and_setting_survives_the_upgrade(db_url: str) -> None:
         assert reader.categories.include == ("Blog",)
         assert reader.categories.exclude == ("Press Release",)
         assert (reader.keywords.include, reader.keywords.exclude) == (("compiler",), ("webinar",))
-        assert (reader.edits, reader.preview, reader.silent, reader.images) == (
-            False,
-            True,
-            True,
-            False,
-        )
-        assert (reader.digest, reader.message_format) == (True, "full")
+        assert (reader.edits, reader.preview, reader.silent) == (Edits.OFF, Preview.LINK, True)
+        assert (reader.digest, reader.message_format) == (True, Format.FULL)
         assert (reader.language, reader.timezone) == ("es", "Europe/Madrid")
         # The new settings, at their defaults.
-        assert reader.minor_edits and reader.rules == () and reader.chat_rules == ()
-        assert reader.quiet is None and not reader.translate and reader.summary_mode == "extract"
+        assert reader.rules == () and reader.chat_rules == ()
+        assert reader.quiet is None and not reader.translate
+        assert reader.summary_mode is SummaryMode.EXTRACT
         assert feed is not None and not feed.full_text and not feed.excerpt_only
     finally:
         engine.dispose()

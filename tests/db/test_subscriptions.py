@@ -6,6 +6,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.core.messages.digest import DigestSchedule, parse_schedule
+from bot.core.modes import PREVIEW, Edits, Preview
 from bot.core.types import CategoryFilter, KeywordFilter, Reader
 from bot.db import store
 from bot.db.engine import transaction
@@ -22,13 +23,13 @@ def test_typed_setters_and_value_objects(
             session, chat_id=1, feed_id=feed, flt=CategoryFilter(("Blog",), ("Press",))
         )
         assert store.set_keywords(session, chat_id=1, feed_id=feed, words=KeywordFilter(("gpu",)))
-        assert store.set_edits(session, chat_id=1, feed_id=feed, on=False)
-        assert store.toggle_preview(session, chat_id=1, feed_id=feed)
+        assert store.set_mode(session, chat_id=1, feed_id=feed, value=Edits.OFF)
+        assert store.toggle_mode(session, chat_id=1, feed_id=feed, mode=PREVIEW)
         assert store.set_digest(
             session, chat_id=1, feed_id=feed, schedule=parse_schedule(["daily", "08:30"]), now=NOW
         )
-        assert not store.set_edits(
-            session, chat_id=1, feed_id=feed_ids[1], on=True
+        assert not store.set_mode(
+            session, chat_id=1, feed_id=feed_ids[1], value=Edits.ALL
         )  # not subscribed
     with Session(engine) as session:
         ((reader, shown),) = store.chat_subscriptions(session, chat_id=1)
@@ -36,7 +37,7 @@ def test_typed_setters_and_value_objects(
     assert isinstance(reader, Reader) and isinstance(shown, FeedView)
     assert reader.categories == CategoryFilter(("Blog",), ("Press",))
     assert reader.keywords.include == ("gpu",)
-    assert (reader.edits, reader.preview, reader.digest) == (False, True, True)
+    assert (reader.edits, reader.preview, reader.digest) == (Edits.OFF, Preview.LINK, True)
     assert due.schedule == DigestSchedule(
         parse_schedule(["daily", "08:30"]).mode, parse_schedule(["daily", "08:30"]).at
     )

@@ -7,12 +7,13 @@ from __future__ import annotations
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from bot.core.modes import EDITS, Edits
 from bot.core.types import CategoryFilter
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Delivery
 from bot.services.chats import ChatCard, Chats
-from bot.services.subscribing import Subscribed, Subscriptions, Switch
+from bot.services.subscribing import Subscribed, Subscriptions
 
 CHAT = 41
 
@@ -58,14 +59,14 @@ async def test_filters_switches_and_chat_settings_reach_the_overview(engine: Eng
     await subs.set_filter(CHAT, feed, None, None, clear=True)
     reader = (await subs.overview(CHAT)).subscriptions[0][0]
     assert reader.categories == CategoryFilter() and reader.rules == ()
-    assert await subs.toggle(CHAT, feed, Switch.EDITS)  # edits were on: now off
+    assert await subs.toggle(CHAT, feed, EDITS)  # edits were on: now off
     await chats.pause(CHAT, paused=True)
     await chats.set_translate(CHAT, on=True)
     await chats.set_timezone(CHAT, "Asia/Shanghai")
     assert await chats.set_quiet(CHAT, "22:00-07:00") == "Asia/Shanghai"
     seen = await subs.overview(CHAT)
     assert (seen.paused, seen.translate, seen.quiet) == (True, True, "22:00-07:00")
-    assert not seen.subscriptions[0][0].edits
+    assert seen.subscriptions[0][0].edits is Edits.OFF
 
 
 async def test_the_backlog_queues_only_posts_the_chat_has_not_had(engine: Engine) -> None:

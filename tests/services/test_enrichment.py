@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from bot.core.messages.digest import DigestSchedule
 from bot.core.messages.render import to_plain
+from bot.core.modes import SummaryMode
 from bot.core.types import MessageKind
 from bot.db import store
 from bot.db.engine import transaction
@@ -91,7 +92,7 @@ async def site(
             for chat_id in (FILTERED, FLOODED):
                 store.upsert_chat(session, chat_id=chat_id, type_="private", title="c")
                 store.subscribe(session, chat_id=chat_id, feed_id=1)
-                store.set_summary_mode(session, chat_id=chat_id, feed_id=1, mode="model")
+                store.set_mode(session, chat_id=chat_id, feed_id=1, value=SummaryMode.MODEL)
             store.set_rules(session, chat_id=FILTERED, feed_id=1, rules=["title:harbour"])
         with feeds.lock:
             feeds.requests.clear()
@@ -154,7 +155,7 @@ async def test_a_digest_chat_gets_the_pages_but_no_model_call(site: Site) -> Non
         store.unsubscribe(session, chat_id=FILTERED, feed_id=1)
         store.upsert_chat(session, chat_id=QUIET, type_="private", title="d")
         store.subscribe(session, chat_id=QUIET, feed_id=1)
-        store.set_summary_mode(session, chat_id=QUIET, feed_id=1, mode="model")
+        store.set_mode(session, chat_id=QUIET, feed_id=1, value=SummaryMode.MODEL)
         store.set_digest(
             session, chat_id=QUIET, feed_id=1, schedule=DigestSchedule.stored("hourly", None),
             now=utcnow(),

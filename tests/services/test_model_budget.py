@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from bot.core.messages.render import to_plain
+from bot.core.modes import SummaryMode
 from bot.core.types import MessageKind
 from bot.db import store
 from bot.db.engine import make_engine, transaction
@@ -93,7 +94,7 @@ async def add(
                 session, chat_id=chat_id, type_="private", title="c", language=language
             )
             store.subscribe(session, chat_id=chat_id, feed_id=feed.id)
-            store.set_summary_mode(session, chat_id=chat_id, feed_id=feed.id, mode="model")
+            store.set_mode(session, chat_id=chat_id, feed_id=feed.id, value=SummaryMode.MODEL)
         return feed.id
 
 

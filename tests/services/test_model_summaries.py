@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from bot.core.messages.render import to_plain
+from bot.core.modes import SummaryMode
 from bot.core.types import KeywordFilter
 from bot.db import store
 from bot.db.engine import transaction
@@ -125,7 +126,7 @@ def chats(
             )
             store.subscribe(session, chat_id=chat_id, feed_id=feed_id)
             if model:
-                store.set_summary_mode(session, chat_id=chat_id, feed_id=feed_id, mode="model")
+                store.set_mode(session, chat_id=chat_id, feed_id=feed_id, value=SummaryMode.MODEL)
             store.set_translate(session, chat_id=chat_id, on=translate)
             if keywords:
                 store.set_keywords(

@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 import bot.services as services
+from bot.core.modes import SummaryMode
 from bot.core.polls.plan import make_plan
 from bot.db import store
 from bot.db.engine import transaction
@@ -89,7 +90,7 @@ async def test_one_changed_feed_is_read_once_planned_once_written_once(
                 store.upsert_chat(session, chat_id=7, type_="private", title="c", language="es")
                 store.subscribe(session, chat_id=7, feed_id=1)
                 store.set_full_text(session, slug="lumen", on=True)
-                store.set_summary_mode(session, chat_id=7, feed_id=1, mode="model")
+                store.set_mode(session, chat_id=7, feed_id=1, value=SummaryMode.MODEL)
             feeds.serve("/feed.xml", on_loopback(blog.AFTER_POSTS))
             (claimed,) = poller.claim(limit=None, due_only=False)  # as the cycle does, first
             spy = CountingStore()

@@ -58,20 +58,20 @@ async def test_list_buttons_toggle_and_unsubscribe(bot: RunningBot, bot_api: Fak
     await press(bot_api, row[2]["callback_data"])
     with Session(bot.engine) as session:
         sub = session.exec(select(Subscription)).one()
-        assert (sub.edits, sub.images, sub.preview) == (False, False, True)
+        assert (sub.edit_mode, sub.preview_mode) == ("off", "link")
     edited = bot_api.calls_to("editMessageText")[-1].params
     assert [b["text"] for b in edited["reply_markup"]["inline_keyboard"][0]] == [
         "✖ lumen",
         "edits off",
         "previews: link",
     ]
-    for label, state in (("previews: off", (False, False)), ("previews: image", (True, False))):
+    for label, state in (("previews: off", "off"), ("previews: image", "image")):
         await press(bot_api, row[2]["callback_data"])
         labels = bot_api.calls_to("editMessageText")[-1].params["reply_markup"]
         assert labels["inline_keyboard"][0][2]["text"] == label
         with Session(bot.engine) as session:
             sub = session.exec(select(Subscription)).one()
-            assert (sub.images, sub.preview) == state
+            assert sub.preview_mode == state
     answer = await press(bot_api, row[0]["callback_data"])
     assert answer.get("text") == "Unsubscribed."
     with Session(bot.engine) as session:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bot.core.messages.summary import sentence_ends
+from bot.core.modes import Format, SummaryMode
 from bot.core.text import clean_inline, shorten
 from bot.core.types import Change, ChangeKind, Reader
 
@@ -110,11 +111,11 @@ class Written:
         """What this chat's message shows from the model, if anything: the model's summary
         (`/summary FEED model`), with the title translated when the chat translates and the
         post is in another language; else the translation (`/translate on`)."""
-        if change.kind is not ChangeKind.NEW or reader.message_format == "full":
+        if change.kind is not ChangeKind.NEW or reader.message_format is Format.FULL:
             return None
         wanted = reader.language or DEFAULT_LANGUAGE
         foreign = self.language != wanted
-        if reader.summary_mode == "model":
+        if reader.summary_mode is SummaryMode.MODEL:
             own = self.texts.get((wanted, Kind.SUMMARY))
             if own is not None and own.summary:
                 title = own.title if reader.translate and foreign else None
@@ -129,9 +130,9 @@ def needs(readers: Iterable[Reader], post_language: str) -> set[tuple[str, Kind]
     wanted: set[tuple[str, Kind]] = set()
     for reader in readers:
         language = reader.language or DEFAULT_LANGUAGE
-        if reader.message_format == "full":
+        if reader.message_format is Format.FULL:
             continue
-        if reader.summary_mode == "model":
+        if reader.summary_mode is SummaryMode.MODEL:
             wanted.add((language, Kind.SUMMARY))
         elif reader.translate and post_language != language:
             wanted.add((language, Kind.TRANSLATION))

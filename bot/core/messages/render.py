@@ -17,6 +17,7 @@ from bot.core.messages.edit_render import edit_body, edit_prefix
 from bot.core.messages.escape import esc, esc_attr
 from bot.core.messages.modeltext import ModelText
 from bot.core.messages.summary import MAX_COLUMNS, summarize, whole_post
+from bot.core.modes import Format
 from bot.core.text import shorten
 from bot.core.types import Change, ChangeKind, FeedInfo
 
@@ -26,16 +27,13 @@ _TAG = re.compile(r"<[^>]+>")
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
 
 
-FORMATS = ("title", "summary", "full")  # /format FEED …
-
-
 def render_change(
     change: Change,
     feed: FeedInfo,
     tr: Translator = ENGLISH,
     *,
     zone: str = "UTC",
-    form: str = "summary",
+    form: Format = Format.SUMMARY,
     model: ModelText | None = None,
 ) -> str:
     """The message for one event in `tr`'s language, its date in the chat's time `zone`, in
@@ -76,7 +74,7 @@ def _render(
     scale: float,
     tr: Translator,
     zone: str,
-    form: str,
+    form: Format,
     model: ModelText | None = None,
 ) -> str:
     item = change.item
@@ -99,7 +97,7 @@ def _render(
     if item.published:
         byline.append(tr.format_date(local(item.published, zone)))
     lines.append(esc(" · ".join(byline)))
-    if form == "title" and change.kind is ChangeKind.NEW:
+    if form is Format.TITLE and change.kind is ChangeKind.NEW:
         return "\n".join(lines)
     if item.categories:
         shown = [shorten(c, budget(50)) for c in item.categories[:10]]
@@ -109,7 +107,7 @@ def _render(
     lines.append("")
     if change.kind is ChangeKind.EDITED and change.diff is not None:
         lines.extend(edit_body(change.diff, budget, tr))
-    elif form == "full":
+    elif form is Format.FULL:
         body, complete = whole_post(item.html, item.text, limit=budget(FULL_COLUMNS))
         lines.append(body)
         if not complete and item.link:

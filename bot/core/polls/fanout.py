@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from bot.core.modes import Format, SummaryMode
 from bot.core.rules import quiet
 from bot.core.rules.fields import wants
 from bot.core.rules.filters import keywords_match
@@ -114,7 +115,9 @@ def route(
 
 def modelled(reader: Reader) -> bool:
     """The chat's messages may show the model's text (`Written.for_reader`)."""
-    return reader.message_format != "full" and (reader.summary_mode == "model" or reader.translate)
+    return reader.message_format is not Format.FULL and (
+        reader.summary_mode is SummaryMode.MODEL or reader.translate
+    )
 
 
 def _flooded(reader: Reader, passed: list[Change], max_new: int) -> Route:

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from bot.core.lang import ENGLISH, N_, Translator, UserError
+from bot.core.modes import Edits
 from bot.core.text import clean_inline
 from bot.core.types import CategoryFilter, Change, ChangeKind, KeywordFilter, Reader
 
@@ -168,9 +169,9 @@ def describe_keywords(flt: KeywordFilter, tr: Translator = ENGLISH) -> str:
 def wants(audience: Reader, change: Change, translated: str = "") -> bool:
     """Categories AND keywords AND (a new post, or edits are wanted). `translated`: the post's
     title and summary in the chat's language (a chat that translates), searched too."""
-    if change.kind is ChangeKind.EDITED and not audience.edits:
+    if change.kind is ChangeKind.EDITED and audience.edits is Edits.OFF:
         return False
-    if change.diff is not None and change.diff.minor and not audience.minor_edits:
+    if change.diff is not None and change.diff.minor and audience.edits is Edits.SUBSTANTIVE:
         return False  # /edits FEED substantive
     item = change.item
     return matches(audience.categories, item.categories) and keywords_match(

@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select, update
 
 from bot.core.messages.modeltext import ModelText as Text
 from bot.db.store.statements import run, table
-from bot.db.tables import Chat, ModelText, Subscription
+from bot.db.tables import Chat, ModelText
 
 
 def model_texts(session: Session, *, keys: Iterable[str]) -> dict[str, Text]:
@@ -45,16 +45,6 @@ def prune_model_texts(session: Session, *, feed_id: int, before: datetime) -> No
             col(ModelText.feed_id) == feed_id, col(ModelText.created_at) < before
         )
     )
-
-
-def set_summary_mode(session: Session, *, chat_id: int, feed_id: int, mode: str | None) -> bool:
-    """/summary FEED model|extract; False when the chat does not follow the feed."""
-    result = session.exec(
-        update(Subscription)
-        .where(col(Subscription.chat_id) == chat_id, col(Subscription.feed_id) == feed_id)
-        .values(summary_mode=mode)
-    )
-    return bool(result.rowcount)
 
 
 def set_translate(session: Session, *, chat_id: int, on: bool) -> None:

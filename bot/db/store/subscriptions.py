@@ -16,6 +16,16 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.messages.digest import DigestSchedule
+from bot.core.modes import (
+    AnyMode,
+    Edits,
+    Format,
+    Mode,
+    Preview,
+    Sound,
+    SummaryMode,
+    mode_of,
+)
 from bot.core.types import CategoryFilter, KeywordFilter, Reader
 from bot.db.store.feeds import FeedView, _view
 from bot.db.store.outbox import cancel_queued
@@ -81,51 +91,25 @@ def set_keywords(session: Session, *, chat_id: int, feed_id: int, words: Keyword
     return _set(session, chat_id, feed_id, values)
 
 
-def set_edits(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool:
-    return _set(session, chat_id, feed_id, {"edits": on, "minor_edits": True})
-
-
 def set_rules(session: Session, *, chat_id: int, feed_id: int, rules: list[str] | None) -> bool:
     """/filter FEED title:… (None: off)."""
     return _set(session, chat_id, feed_id, {"rules": rules})
 
 
-def set_edit_weight(session: Session, *, chat_id: int, feed_id: int, mode: str) -> bool:
-    """/edits FEED all|substantive|off."""
-    values = {"edits": mode != "off", "minor_edits": mode == "all"}
-    return _set(session, chat_id, feed_id, values)
+def set_mode(session: Session, *, chat_id: int, feed_id: int, value: AnyMode) -> bool:
+    """Any mode's value (`/format FEED full`, `/edits FEED off`…), in its one column."""
+    stored: object = value is Sound.SILENT if isinstance(value, Sound) else value.value
+    return _set(session, chat_id, feed_id, {mode_of(value).column: stored})
 
 
-def set_preview_mode(session: Session, *, chat_id: int, feed_id: int, mode: str) -> bool:
-    """`image` (the post's picture, large, above the text), `link` (Telegram's preview of the
-    post's link) or `off`."""
-    values = {"images": mode == "image", "preview": mode == "link"}
-    return _set(session, chat_id, feed_id, values)
-
-
-def set_message_format(session: Session, *, chat_id: int, feed_id: int, form: str) -> bool:
-    """`title`, `summary` (stored as None, the default) or `full`."""
-    return _set(session, chat_id, feed_id, {"message_format": None if form == "summary" else form})
-
-
-def set_silent(session: Session, *, chat_id: int, feed_id: int, on: bool) -> bool:
-    return _set(session, chat_id, feed_id, {"silent": on})
-
-
-def toggle_edits(session: Session, *, chat_id: int, feed_id: int) -> bool:
-    sub = _row(session, chat_id, feed_id)
-    return sub is not None and set_edits(
-        session, chat_id=chat_id, feed_id=feed_id, on=not sub.edits
-    )
-
-
-def toggle_preview(session: Session, *, chat_id: int, feed_id: int) -> bool:
-    """The button under /list: image → link → off → image."""
+def toggle_mode(session: Session, *, chat_id: int, feed_id: int, mode: Mode) -> bool:
+    """A switch under /list: the mode's next value in its cycle (previews image → link →
+    off; edits on ↔ off)."""
     sub = _row(session, chat_id, feed_id)
     if sub is None:
         return False
-    mode = "link" if sub.images else "off" if sub.preview else "image"
-    return set_preview_mode(session, chat_id=chat_id, feed_id=feed_id, mode=mode)
+    value = mode.toggled(audience(sub).value_of(mode))
+    return set_mode(session, chat_id=chat_id, feed_id=feed_id, value=value)
 
 
 def set_digest(
@@ -224,17 +208,15 @@ def audience_of(
         keywords=KeywordFilter(
             include=tuple(sub["keywords"] or ()), exclude=tuple(sub["without_keywords"] or ())
         ),
-        edits=sub["edits"],
-        minor_edits=sub.get("minor_edits", True) is not False,
-        preview=sub["preview"],
+        edits=Edits(sub["edit_mode"]),
+        preview=Preview(sub["preview_mode"]),
         silent=sub["silent"],
-        images=sub["images"],
         thread_id=sub["thread_id"],
         digest=sub["digest"] is not None,
         language=language,
         timezone=timezone or "UTC",
-        message_format=sub.get("message_format") or "summary",
-        summary_mode=sub.get("summary_mode") or "extract",
+        message_format=Format(sub["message_format"]),
+        summary_mode=SummaryMode(sub["summary_mode"]),
         translate=bool(translate),
         quiet=quiet,
         rules=tuple(sub.get("rules") or ()),

@@ -9,31 +9,18 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.core.lang import N_
-from bot.core.messages.escape import esc
+from bot.core.modes import SUMMARY
 from bot.telegram import texts
-from bot.telegram.commands.common import not_subscribed, setting_command
+from bot.telegram.commands.settings import set_mode_command
 from bot.telegram.context import Context
 from bot.telegram.spec import Command
-
-SUMMARY_MODES = {
-    "model": texts.SUMMARY_MODEL,
-    "extract": texts.SUMMARY_EXTRACT,
-}
 
 
 async def cmd_summary(update: Update, context: Context) -> None:
     """/summary SLUG model|extract"""
     if not await _model_configured(context):
         return
-    cmd = await setting_command(context, "summary", lambda r: r.strip().lower() in SUMMARY_MODES)
-    if cmd is None:
-        return
-    tr, feed, mode, chat_id = cmd.tr, cmd.feed, cmd.rest.strip().lower(), context.chat_id
-    stored = None if mode == "extract" else mode
-    if await context.svc.subscriptions.set_summary_mode(chat_id, feed.id, stored):
-        await context.reply(tr.gettext(SUMMARY_MODES[mode]).format(title=esc(feed.title)))
-    else:
-        await context.reply(not_subscribed(feed, tr))
+    await set_mode_command(context, SUMMARY)
 
 
 async def cmd_translate(update: Update, context: Context) -> None:

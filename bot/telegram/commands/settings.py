@@ -10,6 +10,7 @@ from telegram import Update
 
 from bot.core.lang import N_, then
 from bot.core.messages.escape import esc
+from bot.core.modes import EDITS, FORMAT, PREVIEW, SILENT, Mode
 from bot.core.rules.filters import (
     FilterSyntaxError,
     describe_keywords,
@@ -17,13 +18,12 @@ from bot.core.rules.filters import (
 )
 from bot.core.rules.quiet import QuietSyntaxError, parse_quiet
 from bot.core.types import KeywordFilter
-from bot.services.subscribing import Switch
-from bot.telegram.buttons import Action
 from bot.telegram.commands.common import not_subscribed, pressed, setting_command
 from bot.telegram.commands.filters import filter_test
 from bot.telegram.commands.subscriptions import current_list, edit
 from bot.telegram.context import Context
 from bot.telegram.spec import Command
+from bot.telegram.views import SWITCHES
 
 
 async def cmd_keywords(update: Update, context: Context) -> None:
@@ -53,102 +53,48 @@ async def cmd_keywords(update: Update, context: Context) -> None:
         await context.reply(not_subscribed(feed, tr))
 
 
-ON_OFF = ("on", "off")
-TOGGLED = {
-    ("silent", True): N_("Messages from <b>{title}</b> now arrive without a sound."),
-    ("silent", False): N_("Messages from <b>{title}</b> now arrive with a notification sound."),
-}
-PREVIEW_MODES = {
-    "image": N_("Messages from <b>{title}</b> now show the post's image above the text."),
-    "link": N_("Messages from <b>{title}</b> now show a preview of the post's link."),
-    "off": N_("Messages from <b>{title}</b> now show no preview."),
-}
-FORMATS = {
-    "title": N_("Messages from <b>{title}</b> now show the title and source only."),
-    "summary": N_("Messages from <b>{title}</b> now show a summary of the post."),
-    "full": N_("Messages from <b>{title}</b> now show the whole post, as much as fits."),
-}
-SWITCHES = {Action.EDITS: Switch.EDITS, Action.PREVIEW: Switch.PREVIEW}
-EDIT_WEIGHTS = {
-    "all": N_("Edit notifications for <b>{title}</b>: every edit (minor ones say so)."),
-    "substantive": N_(
-        "Edit notifications for <b>{title}</b>: substantive edits only (not typo fixes or a "
-        "changed word; a changed number always counts)."
-    ),
-    "off": N_("Edit notifications for <b>{title}</b>: off."),
-}
+async def set_mode_command(context: Context, mode: Mode) -> None:
+    """`/COMMAND FEED VALUE` for any mode of `core/modes.py`: checks, sets, replies."""
+    cmd = await setting_command(context, mode.command, lambda rest: mode.parse(rest) is not None)
+    if cmd is None:
+        return
+    tr, feed, chat_id = cmd.tr, cmd.feed, context.chat_id
+    value = mode.parse(cmd.rest)
+    assert value is not None  # setting_command checked it
+    if await context.svc.subscriptions.set_mode(chat_id, feed.id, value):
+        await context.reply(tr.gettext(mode.replies[value]).format(title=esc(feed.title)))
+    else:
+        await context.reply(not_subscribed(feed, tr))
 
 
 async def cmd_edits(update: Update, context: Context) -> None:
     """/edits SLUG all|substantive|off (`on` is `all`)"""
-    cmd = await setting_command(context, "edits", lambda rest: _weight(rest) in EDIT_WEIGHTS)
-    if cmd is None:
-        return
-    tr, feed, mode, chat_id = cmd.tr, cmd.feed, _weight(cmd.rest), context.chat_id
-    if await context.svc.subscriptions.set_edit_weight(chat_id, feed.id, mode):
-        await context.reply(tr.gettext(EDIT_WEIGHTS[mode]).format(title=esc(feed.title)))
-    else:
-        await context.reply(not_subscribed(feed, tr))
-
-
-def _weight(rest: str) -> str:
-    word = rest.strip().lower()
-    return "all" if word == "on" else word
+    await set_mode_command(context, EDITS)
 
 
 async def cmd_preview(update: Update, context: Context) -> None:
     """/preview SLUG image|link|off (`on` is read as `link`, as it meant before images)."""
-    cmd = await setting_command(context, "preview", lambda rest: _mode(rest) in PREVIEW_MODES)
-    if cmd is None:
-        return
-    tr, feed, mode, chat_id = cmd.tr, cmd.feed, _mode(cmd.rest), context.chat_id
-    if await context.svc.subscriptions.set_preview_mode(chat_id, feed.id, mode):
-        await context.reply(tr.gettext(PREVIEW_MODES[mode]).format(title=esc(feed.title)))
-    else:
-        await context.reply(not_subscribed(feed, tr))
+    await set_mode_command(context, PREVIEW)
 
 
 async def cmd_format(update: Update, context: Context) -> None:
     """/format SLUG title|summary|full"""
-    cmd = await setting_command(context, "format", lambda rest: rest.strip().lower() in FORMATS)
-    if cmd is None:
-        return
-    tr, feed, form, chat_id = cmd.tr, cmd.feed, cmd.rest.strip().lower(), context.chat_id
-    if await context.svc.subscriptions.set_format(chat_id, feed.id, form):
-        await context.reply(tr.gettext(FORMATS[form]).format(title=esc(feed.title)))
-    else:
-        await context.reply(not_subscribed(feed, tr))
-
-
-def _mode(rest: str) -> str:
-    word = rest.strip().lower()
-    return "link" if word == "on" else word
+    await set_mode_command(context, FORMAT)
 
 
 async def cmd_silent(update: Update, context: Context) -> None:
     """/silent SLUG on|off: that feed's messages are sent without a notification sound."""
-    await _switch(context, "silent")
-
-
-async def _switch(context: Context, name: str) -> None:
-    cmd = await setting_command(context, name, lambda rest: rest.lower() in ON_OFF)
-    if cmd is None:
-        return
-    tr, feed, on, chat_id = cmd.tr, cmd.feed, cmd.rest.lower() == "on", context.chat_id
-    if await context.svc.subscriptions.set_silent(chat_id, feed.id, on=on):
-        await context.reply(tr.gettext(TOGGLED[name, on]).format(title=esc(feed.title)))
-    else:
-        await context.reply(not_subscribed(feed, tr))
+    await set_mode_command(context, SILENT)
 
 
 async def on_toggle(update: Update, context: Context) -> None:
-    """The edits/previews buttons under /list flip the switch and redraw the list."""
+    """The edits/previews buttons under /list step the mode and redraw the list."""
     found = await pressed(update, context)
     if found is None:
         return
     query, button = found
-    switch = SWITCHES[button.action]
-    await context.svc.subscriptions.toggle(context.chat_id, button.feed_id, switch)
+    mode = SWITCHES[button.action]
+    await context.svc.subscriptions.toggle(context.chat_id, button.feed_id, mode)
     await edit(query, *await current_list(context, feed_id=button.feed_id))
     await query.answer()
 

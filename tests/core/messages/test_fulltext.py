@@ -16,6 +16,7 @@ from bot.core.messages.article import (
 )
 from bot.core.messages.fulltext import excerpt_only, is_excerpt, with_article
 from bot.core.messages.render import render_change
+from bot.core.modes import Format
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
 from tests.support.fixtures.article_pages import (
     CRANES,
@@ -105,7 +106,7 @@ def test_the_article_replaces_the_excerpt_and_lends_its_image() -> None:
 @given(st.text(max_size=300))
 def test_any_article_text_renders_as_valid_telegram_html(body: str) -> None:
     post = with_article(item("teaser [...]", full=False), Article(html=f"<p>{body}</p>"))
-    for form in ("summary", "full"):
+    for form in (Format.SUMMARY, Format.FULL):
         assert_valid_telegram_html(
             render_change(Change(ChangeKind.NEW, post), FeedInfo("s", "Site"), form=form)
         )

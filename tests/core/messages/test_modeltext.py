@@ -23,6 +23,7 @@ from bot.core.messages.modeltext import (
     version,
 )
 from bot.core.messages.render import render_change, to_plain
+from bot.core.modes import Format, SummaryMode
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem, Reader, TextDiff
 from tests.support.telegram_html import assert_valid_telegram_html
 
@@ -68,15 +69,15 @@ def test_scripts_and_common_words_tell_the_rest() -> None:
 
 def test_one_text_per_language_and_kind_whatever_the_number_of_chats() -> None:
     readers = [
-        reader("zh", translate=True, message_format="full"),  # the whole post: no summary
-        reader("zh", summary_mode="model"),
-        reader("zh", summary_mode="model"),
+        reader("zh", translate=True, message_format=Format.FULL),  # the whole post: no summary
+        reader("zh", summary_mode=SummaryMode.MODEL),
+        reader("zh", summary_mode=SummaryMode.MODEL),
         reader("es", translate=True),
         reader("en", translate=True),  # the post is English: nothing to translate
         reader(None),
     ]
     assert needs(readers, "en") == {("zh", Kind.SUMMARY), ("es", Kind.TRANSLATION)}
-    assert needs([reader(None, summary_mode="model")], "en") == {("en", Kind.SUMMARY)}
+    assert needs([reader(None, summary_mode=SummaryMode.MODEL)], "en") == {("en", Kind.SUMMARY)}
 
 
 def test_a_chat_gets_the_text_it_asked_for() -> None:
@@ -86,23 +87,30 @@ def test_a_chat_gets_the_text_it_asked_for() -> None:
         ("en", Kind.SUMMARY): ModelText("Title", "English summary."),
     }
     written = Written("en", texts)
-    assert written.for_reader(reader("zh", summary_mode="model"), NEW) == ModelText(
+    assert written.for_reader(reader("zh", summary_mode=SummaryMode.MODEL), NEW) == ModelText(
         None, "中文摘要。"
     )
-    both = written.for_reader(reader("zh", summary_mode="model", translate=True), NEW)
+    both = written.for_reader(reader("zh", summary_mode=SummaryMode.MODEL, translate=True), NEW)
     assert both == ModelText("中文标题", "中文摘要。")
     assert written.for_reader(reader("zh", translate=True), NEW) == texts[("zh", Kind.TRANSLATION)]
-    same = written.for_reader(reader("en", summary_mode="model", translate=True), NEW)
+    same = written.for_reader(reader("en", summary_mode=SummaryMode.MODEL, translate=True), NEW)
     assert same == ModelText(None, "English summary.")  # no title: the post is English
     assert written.for_reader(reader("en", translate=True), NEW) is None
     assert written.for_reader(reader("zh"), NEW) is None  # a chat that asked for nothing
-    assert written.for_reader(reader("zh", summary_mode="model"), EDIT) is None
+    assert written.for_reader(reader("zh", summary_mode=SummaryMode.MODEL), EDIT) is None
     assert (
-        written.for_reader(reader("zh", summary_mode="model", message_format="full"), NEW) is None
+        written.for_reader(
+            reader("zh", summary_mode=SummaryMode.MODEL, message_format=Format.FULL), NEW
+        )
+        is None
     )
-    assert written.for_reader(reader("es", summary_mode="model"), NEW) is None  # not written
+    assert (
+        written.for_reader(reader("es", summary_mode=SummaryMode.MODEL), NEW) is None
+    )  # not written
     empty = Written("en", {("zh", Kind.SUMMARY): ModelText("t", None)})
-    assert empty.for_reader(reader("zh", summary_mode="model", translate=True), NEW) is None
+    assert (
+        empty.for_reader(reader("zh", summary_mode=SummaryMode.MODEL, translate=True), NEW) is None
+    )
 
 
 # --- the prompt and the cache key --------------------------------------------------------------
@@ -146,9 +154,9 @@ def test_a_posts_version_is_the_feeds_content_and_whether_its_page_is_read() -> 
 
 def test_the_keys_read_with_the_poll_cover_every_text_a_chat_may_ask_for() -> None:
     readers = [
-        Reader(1, language="zh", summary_mode="model"),
+        Reader(1, language="zh", summary_mode=SummaryMode.MODEL),
         Reader(2, language="es", translate=True),
-        Reader(3, language="zh", summary_mode="model", message_format="full"),
+        Reader(3, language="zh", summary_mode=SummaryMode.MODEL, message_format=Format.FULL),
         Reader(4),
     ]
     posts = [("Title one", version("h1", False)), ("Title two", version("h2", True))]

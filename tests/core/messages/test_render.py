@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from bot.core.feeds.parse import parse_feed
 from bot.core.messages.render import render_change, telegram_length, to_plain
+from bot.core.modes import Format
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem, TextDiff
 from bot.runtime.i18n import LANGUAGES, translator
 from tests.support.fixtures import blog
@@ -188,19 +189,19 @@ def test_formats_title_summary_and_full() -> None:
 
     info = FeedInfo("lumen", blog.FEED_TITLE)
     change = Change(ChangeKind.NEW, MEMBERSHIP)
-    title = render_change(change, info, form="title")
+    title = render_change(change, info, form=Format.TITLE)
     assert title.split("\n") == [
         f'<b><a href="{MEMBERSHIP.link}">{MEMBERSHIP.title}</a></b>',
         "Lumen Blog · Lumen Foundation · 8 Sep 2026",
     ]
     summary = render_change(change, info)
-    full = render_change(change, info, form="full")
+    full = render_change(change, info, form=Format.FULL)
     assert "Its engineers will join the hardware working group this autumn." in full
     assert "Its engineers" not in summary and "Read on the site" not in full  # all of it fits
     long = replace(
         MEMBERSHIP, html="".join(f"<p>Paragraph {n} has words. More words.</p>" for n in range(400))
     )
-    cut = render_change(Change(ChangeKind.NEW, long), info, form="full")
+    cut = render_change(Change(ChangeKind.NEW, long), info, form=Format.FULL)
     assert cut.endswith(f'<a href="{MEMBERSHIP.link}">Read on the site →</a>')
     assert telegram_length(cut) <= 4096
     assert_valid_telegram_html(cut)

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.core.modes import Format, SummaryMode
 from bot.core.polls.fanout import Fanout, route
 from bot.core.types import Change, ChangeKind, KeywordFilter, ParsedItem, Reader, TextDiff
 
@@ -34,8 +35,8 @@ def keys(changes: tuple[Change, ...]) -> list[str]:
 
 def test_a_chat_whose_filter_passes_3_of_12_gets_them_alone_the_others_one_list() -> None:
     changes = [new(n, "Harbour news" if n in (2, 5, 9) else None) for n in range(12)]
-    filtered = Reader(1, rules=("title:harbour",), summary_mode="model")
-    everyone = Reader(2, summary_mode="model")
+    filtered = Reader(1, rules=("title:harbour",), summary_mode=SummaryMode.MODEL)
+    everyone = Reader(2, summary_mode=SummaryMode.MODEL)
     fanout = route(changes, [filtered, everyone], NOW, max_new=10)
     mine, theirs = fanout.routes
     assert keys(mine.changes) == ["k2", "k5", "k9"] and mine.listed == ()
@@ -54,12 +55,12 @@ def test_edits_still_come_one_by_one_to_a_flooded_chat() -> None:
 
 
 def test_nothing_new_reads_no_page_and_asks_no_model() -> None:
-    fanout = route([edit(1)], [Reader(1, summary_mode="model")], NOW, max_new=10)
+    fanout = route([edit(1)], [Reader(1, summary_mode=SummaryMode.MODEL)], NOW, max_new=10)
     assert fanout.pages() == [] and fanout.asks() == {}
 
 
 def test_digest_chats_see_pages_but_no_model_text_and_only_within_the_flood_bound() -> None:
-    digest = Reader(1, digest=True, summary_mode="model")
+    digest = Reader(1, digest=True, summary_mode=SummaryMode.MODEL)
     fanout = route([new(0), new(1)], [digest], NOW, max_new=2)
     assert fanout.pages() == ["k0", "k1"] and fanout.asks() == {}
     (held,) = fanout.routes
@@ -68,7 +69,7 @@ def test_digest_chats_see_pages_but_no_model_text_and_only_within_the_flood_boun
 
 
 def test_quiet_hours_hold_like_a_digest() -> None:
-    quiet = Reader(1, quiet="11:00-13:00", summary_mode="model")
+    quiet = Reader(1, quiet="11:00-13:00", summary_mode=SummaryMode.MODEL)
     (held,) = route([new(0)], [quiet], NOW, max_new=10).routes
     assert held.reader.digest and route([new(0)], [quiet], NOW, max_new=10).asks() == {}
     (awake,) = route([new(0)], [quiet], None, max_new=10).routes
@@ -81,9 +82,9 @@ def test_quiet_hours_hold_like_a_digest() -> None:
 def test_the_model_is_asked_only_for_chats_that_show_its_text() -> None:
     readers = [
         Reader(1),
-        Reader(2, summary_mode="model"),
+        Reader(2, summary_mode=SummaryMode.MODEL),
         Reader(3, translate=True),
-        Reader(4, summary_mode="model", message_format="full"),
+        Reader(4, summary_mode=SummaryMode.MODEL, message_format=Format.FULL),
     ]
     fanout = route([new(0)], readers, NOW, max_new=10)
     assert fanout.asks() == {"k0": (readers[1], readers[2])}
@@ -117,7 +118,7 @@ def test_keywords_that_search_the_models_text_wait_for_it() -> None:
 
 
 def test_settling_applies_the_flood_rule_to_what_passed() -> None:
-    reader = Reader(1, keywords=KeywordFilter(include=("match",)), summary_mode="model")
+    reader = Reader(1, keywords=KeywordFilter(include=("match",)), summary_mode=SummaryMode.MODEL)
     changes = [new(n) for n in range(4)]
     fanout = route(changes, [reader], NOW, max_new=3)
     (flooded,) = fanout.routes

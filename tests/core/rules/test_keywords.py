@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.core.modes import Edits
 from bot.core.rules.filters import (
     FilterSyntaxError,
     describe_keywords,
@@ -73,7 +74,7 @@ def test_wants_combines_categories_keywords_and_edits() -> None:
     assert not wants(reader, _change(ChangeKind.NEW, "Other news", ("Blog",)))
     assert wants(reader, _change(ChangeKind.EDITED, "Compiler news", ("Blog",)))
     assert not wants(
-        replace(reader, edits=False), _change(ChangeKind.EDITED, "Compiler news", ("Blog",))
+        replace(reader, edits=Edits.OFF), _change(ChangeKind.EDITED, "Compiler news", ("Blog",))
     )
 
 

@@ -127,6 +127,7 @@ class MessageKind(StrEnum):
     LIST = "list"  # the flood guard's one message listing a poll's new posts
     DIGEST = "digest"  # a digest, or what quiet hours held
     ALERT = "alert"  # an operator's message about a feed's health
+    WITHDRAWN = "withdrawn"  # a post withdrawn from its site, or back (replies to the post)
 
 
 @dataclass(frozen=True, slots=True)

@@ -236,6 +236,8 @@ class Delivery(SQLModel, table=True):
     silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     image_url: str | None = Field(default=None, max_length=2048)  # previewed above the text
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    # A new post's "Follow changes" button, its label in the chat's language (None: none).
+    follow_label: str | None = Field(default=None, max_length=64)
     # Telegram's id for the sent message: an edit of the same item replies to it.
     message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     status: str = Field(default=DeliveryStatus.PENDING, max_length=16)
@@ -244,6 +246,39 @@ class Delivery(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     next_attempt_at: datetime = Field(default_factory=utcnow)
     sent_at: datetime | None = None
+
+
+class Follow(SQLModel, table=True):
+    """A chat following one post's changes until `until` (core/polls/follows.py)."""
+
+    __table_args__ = (UniqueConstraint("chat_id", "item_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
+    item_id: int = Field(foreign_key="item.id", ondelete="CASCADE", index=True)
+    thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    until: datetime = Field(index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class PostCheck(SQLModel, table=True):
+    """What one post's page said when read for a follow (its article's text, the validators of
+    a conditional GET) and where its withdrawal check stands (core/detection/withdrawal.py):
+    kept in storage so pending checks survive a restart."""
+
+    __tablename__ = "post_check"
+
+    item_id: int = Field(foreign_key="item.id", primary_key=True, ondelete="CASCADE")
+    etag: str | None = Field(default=None, max_length=1024)
+    last_modified: str | None = Field(default=None, max_length=256)
+    text: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    page_at: datetime | None = None  # when the page was last read for a follow
+    # Withdrawal: when it left the feed from between other posts, 404/410 answers so far,
+    # the next check, and whether the chats were told it is withdrawn.
+    gone_since: datetime | None = None
+    misses: int = 0
+    check_at: datetime | None = Field(default=None, index=True)
+    withdrawn: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class State(SQLModel, table=True):

@@ -69,6 +69,11 @@ class Settings(BaseSettings):
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     metrics_listen: str = "127.0.0.1"  # a container's scraper: 0.0.0.0
     max_subscriptions_per_chat: int = Field(default=50, ge=1)
+    # Posts one chat may follow at once (/follow, the "Follow changes" button).
+    max_follows_per_chat: int = Field(default=20, ge=1, le=1000)
+    # A post that left its feed from between others and whose page answered 404/410 is checked
+    # again this much later before chats hear it was withdrawn (at most a day).
+    withdrawal_recheck_seconds: int = Field(default=21_600, ge=1, le=86_400)
     # Who may add a feed by sending its address (/subscribe URL): everyone, or operators only.
     feed_adding: Literal["everyone", "operators"] = "everyone"
     max_feeds_per_user: int = Field(default=20, ge=0)

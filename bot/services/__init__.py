@@ -12,6 +12,7 @@ Polling:
 - `model_budget`: the model's hourly budget for every process, in shares
 - `cpu`: the small pool CPU-bound parsing runs in
 - `loops`: the background loops every process runs (poll, deliver)
+- `watch`: after the polls, followed posts' pages and withdrawal checks
 
 Delivery:
 - `outbox`: the one planner, (event | backlog | digest) × audience → outbox rows
@@ -27,6 +28,7 @@ Chats and feeds:
 - `discovery`: subscribe by address (a watched feed, a new feed, a page linking feeds)
 - `subscribing`: what a chat follows, and how
 - `chats`: a chat's own settings
+- `follows`: following one post's changes (follow, stop, list)
 
 Shared:
 - `run`: the one way the async layers reach the database (a thread, a transaction)

@@ -21,6 +21,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
@@ -176,6 +177,56 @@ class PageReader:
         if not looks_like_html(result.body, result.headers.get("content-type", "")):
             raise FetchError("not a web page")
         return result.body, result.url
+
+
+@dataclass(frozen=True, slots=True)
+class PageAnswer:
+    """A post's page read again (a follow, a withdrawal check): its status (None: no answer,
+    a timeout or a refused address), its article when asked and read, its validators."""
+
+    status: int | None
+    article: Article | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    error: str = ""
+
+
+async def check_page(
+    reader: PageReader,
+    link: str,
+    *,
+    origin: str | None,
+    title: str = "",
+    validators: tuple[str | None, str | None] = (None, None),
+    extract: bool = True,
+) -> PageAnswer:
+    """One post's page through the guard, one request per host at a time, conditional when
+    `validators` are given; the article extracted in a page worker when `extract`."""
+    try:
+        async with reader._hosts.hold(site_of(link)):
+            result = await reader.fetcher.fetch(
+                link,
+                etag=validators[0],
+                last_modified=validators[1],
+                trusted=False,
+                trusted_origin=origin,
+                web_page=True,
+                max_bytes=reader.max_bytes,
+                page_bytes=reader.max_bytes,
+            )
+    except FetchError as exc:
+        return PageAnswer(None, error=str(exc))
+    etag, modified = result.etag, result.last_modified
+    if result.status != 200 or not extract:
+        return PageAnswer(result.status, etag=etag, last_modified=modified)
+    if not looks_like_html(result.body, result.headers.get("content-type", "")):
+        return PageAnswer(200, failed("not a web page"))
+    reader.workers.warm()
+    try:
+        article = await reader.workers.extract(result.body, result.url, title)
+    except Exception as exc:  # a worker killed at its limits: this reading proves nothing
+        article = failed(f"{type(exc).__name__}")
+    return PageAnswer(200, article, etag, modified)
 
 
 class FullText:

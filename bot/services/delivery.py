@@ -208,6 +208,13 @@ class Deliverer:
         return sent
 
 
+def _follow_button(delivery: Queued) -> tuple[str, int] | None:
+    """A new post's message carries the button that follows its changes."""
+    if delivery.follow_label and delivery.item_id is not None:
+        return (delivery.follow_label, delivery.item_id)
+    return None
+
+
 def _stalled(batch: asyncio.Task[int]) -> bool:
     """A batch that ended sending nothing (or raised): claiming more would spin."""
     if not batch.done():
@@ -253,6 +260,7 @@ class Sender:
                     thread_id=delivery.thread_id,
                     silent=delivery.silent,
                     reply_to=reply_to,
+                    follow=_follow_button(delivery),
                 )
             )
         finally:
@@ -320,7 +328,7 @@ class Sender:
     async def _original(self, delivery: Queued) -> int | None:
         """For an edit: the chat's first message about the item, replied to if still there."""
         item_id = delivery.item_id
-        if delivery.kind != MessageKind.EDITED or item_id is None:
+        if delivery.kind not in (MessageKind.EDITED, MessageKind.WITHDRAWN) or item_id is None:
             return None
         chat_id = delivery.chat_id
         found = await run.write(

@@ -53,6 +53,7 @@ class Loops:
     wake: asyncio.Event = field(default_factory=asyncio.Event)  # new messages are queued
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     scheduler: Scheduler | None = None  # set when the poll loop starts
+    watching: asyncio.Task[None] | None = None  # followed pages and withdrawal checks
 
     def start(self) -> None:
         self.tasks.append(asyncio.create_task(self._poll_loop(), name=POLL_TASK))
@@ -66,6 +67,10 @@ class Loops:
         for task in self.tasks:
             if task.get_name() == POLL_TASK:
                 task.cancel()
+        if self.watching is not None:
+            self.watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.watching
         if self.tasks:  # none when startup failed before the loops began
             done, pending = await asyncio.wait(self.tasks, timeout=SHUTDOWN_GRACE_SECONDS)
             for task in pending:
@@ -114,12 +119,22 @@ class Loops:
         if digests:
             self.wake.set()
         await scheduler.refresh_pace()
+        if self.watching is None or self.watching.done():  # pages read beside the polls
+            self.watching = asyncio.create_task(self._watch(), name="feedwatch-watch")
         window = scheduler.take_window()
         if window.polls:
             log.info(window.line())
         if not scheduler.behind:  # what `health` reads: nothing was overdue at the last claim
             await scheduler.flush()
             await asyncio.to_thread(self.poller.record_quiet, [], caught_up=True)
+
+    async def _watch(self) -> None:
+        """Followed posts' pages and withdrawal checks (`watch.py`); messages wake delivery."""
+        try:
+            if await self.poller.watch.run():
+                self.wake.set()
+        except Exception:  # logged; tried again at the next housekeeping
+            log.exception("followed pages and withdrawal checks failed")
 
     async def _delivery_loop(self) -> None:
         """Deliver, then sleep until something is due. While rounds fail (the database

@@ -25,6 +25,7 @@ class Outgoing:
     thread_id: int | None = None  # a forum topic
     silent: bool = False
     reply_to: int | None = None  # the chat's message this one answers (sent anyway if gone)
+    follow: tuple[str, int] | None = None  # a "Follow changes" button: its label, the post's id
 
 
 class Reply(StrEnum):

@@ -18,6 +18,7 @@ from bot.core.messages.digest import (
     render_new_list,
 )
 from bot.core.messages.modeltext import ModelText, Written
+from bot.core.messages.notices import FOLLOW_LABEL
 from bot.core.messages.render import render_change
 from bot.core.messages.summary import summarize
 from bot.core.modes import Preview
@@ -27,6 +28,7 @@ from bot.core.polls.fanout import Fanout
 from bot.core.polls.shares import Share
 from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, ParsedItem, Reader
 from bot.db.store import HeldItem, OutboxRow
+from bot.db.store.follows import Follower
 from bot.runtime.i18n import translator
 
 
@@ -78,6 +80,30 @@ def plan_fanout(
                     item_key=change.item.key,
                 )
             )
+    return rows
+
+
+def plan_follows(
+    fanout: Fanout,
+    changes: Iterable[Change],
+    followers: Iterable[Follower],
+    feed: FeedInfo,
+    feed_id: int,
+) -> list[OutboxRow]:
+    """A followed post's substantive edit for each chat following it that its subscription
+    does not already send it to (edits off, a filter, or no subscription at all)."""
+    routed = {(r.reader.chat_id, c.item.key) for r in fanout.routes for c in r.changes}
+    edits = {c.item.key: c for c in changes if c.kind is ChangeKind.EDITED}
+    rows = []
+    for follower in followers:
+        change = edits.get(follower.key)
+        if change is None or (follower.chat_id, follower.key) in routed:
+            continue
+        if change.diff is not None and change.diff.minor:
+            continue
+        text = render_change(change, feed, translator(follower.language), zone=follower.timezone)
+        reader = Reader(follower.chat_id, feed_id, thread_id=follower.thread_id)
+        rows.append(_row(reader, feed_id, None, ChangeKind.EDITED, text, item_key=follower.key))
     return rows
 
 
@@ -196,6 +222,9 @@ def _row(
         image_url=image if reader.preview is Preview.IMAGE else None,
         thread_id=reader.thread_id,
         held=reader.digest if held is None else held,
+        follow_label=(
+            translator(reader.language).gettext(FOLLOW_LABEL) if kind is ChangeKind.NEW else None
+        ),
     )
 
 

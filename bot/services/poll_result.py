@@ -30,9 +30,16 @@ from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, RawFeed
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.store import OutboxRow
+from bot.db.store.follows import Follower, followers
 from bot.runtime.config import Settings
 from bot.services.cpu import parse_off_loop
-from bot.services.outbox import plan_alert, plan_fanout, plan_model_alert, searched_text
+from bot.services.outbox import (
+    plan_alert,
+    plan_fanout,
+    plan_follows,
+    plan_model_alert,
+    searched_text,
+)
 
 log = logging.getLogger("bot.services.polling")
 
@@ -70,6 +77,7 @@ class Decided:
     known: Known
     plan: PollPlan
     fanout: Fanout
+    followers: tuple[Follower, ...] = ()  # chats following an edited post (by its key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +111,9 @@ def decide_poll(
     _log_plan(plan)
     most = settings.max_new_per_poll
     fanout = route(plan.changes, known.audience, now, most) if plan.changes else Fanout((), most)
-    return Decided(known, plan, fanout)
+    edited = [c.item.key for c in plan.changes if c.kind is ChangeKind.EDITED]
+    found = followers(session, feed_id=feed_id, keys=edited, now=now) if edited else []
+    return Decided(known, plan, fanout, tuple(found))
 
 
 def render_poll(decided: Decided, settings: Settings, extras: Extras | None = None) -> Rendered:
@@ -116,6 +126,7 @@ def render_poll(decided: Decided, settings: Settings, extras: Extras | None = No
     fanout = decided.fanout.settled(searched_text(extras.written))
     info = FeedInfo(slug=plan.feed.slug, title=plan.shown_title)
     rows = plan_fanout(fanout, plan.changes, info, plan.feed.id, extras.written)
+    rows += plan_follows(fanout, plan.changes, decided.followers, info, plan.feed.id)
     if any(row.kind is MessageKind.LIST for row in rows):
         log.info(
             "feed %s: %d new items in one poll (over MAX_NEW_PER_POLL=%d): each chat that "

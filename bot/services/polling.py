@@ -47,6 +47,7 @@ from bot.services.poll_result import (
     render_poll,
     write_poll,
 )
+from bot.services.watch import PostWatch
 
 log = logging.getLogger(__name__)
 LAST_CYCLE_KEY = "last_poll_cycle_finished"
@@ -99,6 +100,8 @@ class Poller:
         self.owner = owner
         self._full_said = False  # a full disk is said once per cycle, not once per feed
         self.enricher = Enricher(engine, fetcher, settings, clock)
+        # Followed posts' pages and withdrawal checks, after the polls (`watch.py`).
+        self.watch = PostWatch(engine, self.enricher.full_text.pages, settings, clock)
 
     async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
         started = time.monotonic()
@@ -124,6 +127,10 @@ class Poller:
         report = CycleReport(outcomes=outcomes, seconds=time.monotonic() - started)
         if not dry_run:
             await asyncio.to_thread(self.record_quiet, quiet, caught_up=True)
+            try:  # followed pages and withdrawal checks: never the cycle's failure
+                await self.watch.run()
+            except Exception:
+                log.exception("followed pages and withdrawal checks failed")
         log.log(logging.INFO if report.outcomes else logging.DEBUG, report.summary())
         return report
 

@@ -25,6 +25,8 @@ class Action(StrEnum):
     ADD = "add"  # subscribe to one of the feeds found at an address
     PAGE = "page"  # a page of /list
     FULL = "full"  # an operator's full-text switch under /feeds
+    FOLLOW = "follow"  # "Follow changes" under a new post's message (a post's id)
+    UNFOLLOW = "unfollow"  # ✖ under /following (a post's id)
 
 
 class Shape(Enum):
@@ -41,6 +43,8 @@ SHAPES: dict[Action, Shape] = {
     Action.PREVIEW: Shape.FEED,
     Action.SUB: Shape.FEED,
     Action.FULL: Shape.FEED,
+    Action.FOLLOW: Shape.FEED,  # a post's id: the same digits
+    Action.UNFOLLOW: Shape.FEED,
     Action.BACKLOG: Shape.FEED_COUNT,
     Action.LANG: Shape.LANGUAGE,
     Action.ADD: Shape.OFFER,

@@ -22,6 +22,7 @@ from telegram.request._requestparameter import RequestParameter
 
 from bot.services.messenger import Answer, Outgoing, Reply
 from bot.telegram.budget import NO_RETRY  # the rate limiter leaves 429s to the delivery policy
+from bot.telegram.buttons import Action, Button, encode
 
 _NO_PREVIEW: dict[str, object] = {"is_disabled": True}
 _CARD: dict[str, object] = {"is_disabled": False}
@@ -89,6 +90,10 @@ def send_fields(message: Outgoing) -> dict[str, object]:
         fields["message_thread_id"] = message.thread_id
     if message.silent:
         fields["disable_notification"] = True
+    if message.follow is not None:
+        label, item_id = message.follow
+        data = encode(Button(Action.FOLLOW, feed_id=item_id))
+        fields["reply_markup"] = {"inline_keyboard": [[{"text": label, "callback_data": data}]]}
     if message.reply_to is not None:
         fields["reply_parameters"] = {
             "message_id": message.reply_to,

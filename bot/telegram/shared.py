@@ -19,6 +19,7 @@ from bot.services.catalog import Catalog
 from bot.services.chats import Chats
 from bot.services.delivery import Deliverer
 from bot.services.discovery import DiscoveryGate
+from bot.services.follows import Follows
 from bot.services.loops import Loops
 from bot.services.polling import Poller
 from bot.services.subscribing import Subscriptions
@@ -71,6 +72,11 @@ class Shared:
     @property
     def chats(self) -> Chats:
         return Chats(self.engine)
+
+    @property
+    def follows(self) -> Follows:
+        most = self.settings.max_follows_per_chat
+        return Follows(self.engine, most=most, clock=self.clock)
 
     @property
     def subscriptions(self) -> Subscriptions:

@@ -4,5 +4,6 @@
 - `identity`: which unseen entry is a stored post under a new key, history, or news
 - `edits`: which changed items are edits, judged across one poll
 - `weight`: how big an edit is (minor or substantive)
+- `withdrawal`: a post withdrawn by its site, told from a feed's window moving past it
 - `churn`: a feed that gives its posts new identities on every poll
 """

@@ -11,4 +11,5 @@
 - `article`: a post's web page → its article (full text)
 - `fulltext`: which pages to read, and how an article joins its post
 - `modeltext`: what the operator's language model is asked and how its answer is read
+- `notices`: a post withdrawn from its site (or back), the "Follow changes" button's label
 """

@@ -8,5 +8,6 @@
 - `pacing`: how many feeds a scheduler may claim now
 - `alerts`: when operators hear about a failing, gone or moved feed, or one that spent a
   share of the model
+- `follows`: following one post: its period, the limit, when its page is read, what is news
 - `shares`: who may spend the model's calls this hour (per feed, per person, operators first)
 """

@@ -10,6 +10,8 @@ command), returning value objects (core types or the small ones defined here), n
 - `chats`: chats and their own settings
 - `subscriptions`: who follows what, with which filters; the fan-out's audience
 - `outbox`: queued messages, from enqueue to sent
+- `follows`: posts chats follow, and what their pages said when last read
+- `withdrawals`: withdrawal checks of posts that left their feed from between others
 - `leases`: which process polls a feed or delivers to a chat
 - `state`: small cross-process facts
 - `budget`: the Telegram rate budget and the model's hourly shares, shared by every process

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
 from bot.db.store.outbox import cancel_queued
-from bot.db.tables import Chat, Delivery, DeliveryStatus, Subscription
+from bot.db.tables import Chat, Delivery, DeliveryStatus, Follow, Subscription
 
 
 def upsert_chat(
@@ -81,6 +81,11 @@ def migrate_chat(session: Session, *, old_id: int, new_id: int) -> None:
             sub.chat_id = new_id
             session.add(sub)
     session.exec(update(Delivery).where(col(Delivery.chat_id) == old_id).values(chat_id=new_id))
+    followed = select(Follow.item_id).where(Follow.chat_id == new_id)
+    session.exec(
+        delete(Follow).where(col(Follow.chat_id) == old_id, col(Follow.item_id).in_(followed))
+    )
+    session.exec(update(Follow).where(col(Follow.chat_id) == old_id).values(chat_id=new_id))
     if old is not None:
         old.active = False
         session.add(old)

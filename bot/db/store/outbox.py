@@ -34,6 +34,7 @@ class OutboxRow:
     held: bool = False  # kept for the subscription's digest
     # A post of the poll being written, named by its key: `write_poll` gives it its id.
     item_key: str | None = None
+    follow_label: str | None = None  # a new post's "Follow changes" button, translated
 
 
 _DELIVERY = table(Delivery)
@@ -57,6 +58,7 @@ def enqueue(session: Session, *, rows: Sequence[OutboxRow]) -> None:
                 "silent": row.silent,
                 "image_url": row.image_url,
                 "thread_id": row.thread_id,
+                "follow_label": row.follow_label,
                 "status": DeliveryStatus.HELD if row.held else DeliveryStatus.PENDING,
             }
             for row in rows
@@ -102,6 +104,7 @@ class Queued:
     thread_id: int | None
     next_attempt_at: datetime
     attempts: int
+    follow_label: str | None = None
 
 
 _PENDING_OF_CHATS = (
@@ -109,7 +112,7 @@ _PENDING_OF_CHATS = (
         *columns(
             Delivery,
             "id chat_id item_id kind text preview silent image_url thread_id next_attempt_at "
-            "attempts",
+            "attempts follow_label",
         )
     )
     .where(

@@ -13,6 +13,7 @@
   (+ switches)
 - `models`: /summary, /translate (the operator's language model)
 - `digests`: /digest
+- `follows`: /follow, /following (+ "Follow changes" under a post, ✖ under /following)
 - `language`: /language (+ its buttons)
 - `operators`: /addfeed, /removefeed, OPML files (operators only)
 - `membership`: the bot added or removed, group upgrades, the error handler
@@ -27,6 +28,7 @@ from bot.telegram.commands import (
     channels,
     digests,
     filters,
+    follows,
     language,
     models,
     operators,
@@ -44,6 +46,7 @@ TABLE = CommandTable(
         *settings.COMMANDS,
         *models.COMMANDS,
         *digests.COMMANDS,
+        *follows.COMMANDS,
         *language.COMMANDS,
         *channels.COMMANDS,
         *operators.COMMANDS,
@@ -60,5 +63,7 @@ BUTTONS: dict[Action, Handler] = {
     Action.PAGE: subscriptions.on_list_page,
     Action.ADD: adding.on_add_button,
     Action.FULL: start.on_full_text,
+    Action.FOLLOW: follows.on_follow,
+    Action.UNFOLLOW: follows.on_unfollow,
 }
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

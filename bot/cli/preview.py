@@ -113,7 +113,7 @@ async def _model_summary(settings: Settings, item: ParsedItem, language: str) ->
         return f"[model: {exc}]"
     finally:
         await api.aclose()
-    written = read_reply(reply, item.link)
+    written = read_reply(reply, item.link, f"{item.title}\n{item.text}")
     if written is None or not written.summary:
         return "[model: an empty answer once cleaned]"
     return f"[model, {language}] {written.summary}"

@@ -218,7 +218,7 @@ class ModelWriter:
             if self.breaker.failed():
                 _say_open(str(exc))
             return None
-        text = read_reply(reply, job.link)
+        text = read_reply(reply, job.link, job.messages[-1]["content"])  # what it was sent
         if text is None:
             metrics.MODEL_CALLS.labels("failed").inc()
             log.warning("feed %s: the model's answer was empty once cleaned", feed.slug)

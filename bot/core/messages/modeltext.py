@@ -1,7 +1,8 @@
 """Summaries and translations written by the operator's language model: the pure rules.
 
 What a model is asked (`prompt`), how its answer is read (`read_reply`: untrusted text, so no
-markup, no links but the post's own, at most three sentences and a length cap), which chats
+markup, no link-like form but those in the post itself, at most three sentences and a length
+cap), which chats
 need which text (`needs`, `Written.for_reader`), and the cache key (`cache_key`: one call per
 post version, language, kind, model and prompt, however many chats read it; `version`: the
 feed's own content, so the keys are known before the poll reads storage).
@@ -13,7 +14,6 @@ import hashlib
 import html
 import json
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -29,7 +29,27 @@ MAX_SENTENCES = 3
 DEFAULT_LANGUAGE = "en"
 LANGUAGE_NAMES = {"en": "English", "es": "Spanish", "zh": "Simplified Chinese"}
 _TAG = re.compile(r"<[^>]*>")
-_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"')\]]+", re.IGNORECASE)
+# Every form Telegram makes tappable in plain text, or a link by another name: anything with
+# "://" in it (any scheme, a bare "://"), schemes used without slashes (`tg:`, `mailto:` …),
+# e-mail addresses, bare domains with a path (`evil-login.example/reset`, `t.me/evilbot`, also
+# with full-width dots) and `@handles`. Why: a model's answer is steered by the post it read,
+# so "reset your password at evil-login.example/reset" must not become a tappable link.
+_NAME = "a-z0-9\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"  # Latin, Greek, Cyrillic domain labels
+_TLD = "(?:xn--[a-z0-9-]+|[a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]{2,63})"
+# From a run's first character only (linear): "_-t.me" and "a..t.me" are one domain-like word.
+_DOT = ".\uff0e\uff61"  # and the full-width dots
+_DOMAIN = rf"(?<![{_NAME}_{_DOT}-])(?:[{_NAME}_-]*[{_DOT}])+{_TLD}(?![{_NAME}_]|-+[{_NAME}_])"
+_SCHEMES = "tg|mailto|tel|sms|callto|javascript|vbscript|data|file|ton|xmpp|magnet|intent|skype"
+_LINKLIKE = re.compile(
+    r"(?<!\S)\S*?://\S*"  # from a word's start only: linear, however long the answer
+    rf"|(?<![{_NAME}])(?:{_SCHEMES}):\S+"
+    rf"|(?<![\w.+-])[\w.+-]*[\w+-]@{_DOMAIN}"
+    rf"|{_DOMAIN}(?::\d+)?(?:[/?#]\S*)?"
+    r"|(?<![a-z0-9_])@[a-z0-9_@]+",
+    re.IGNORECASE,
+)
+_MAX_READ = 2_000  # characters of an answer's value read: four times the longest shown
+_AROUND = "()[]{}<>\"'.,;:!?«»“”‘’"  # punctuation around a link, not part of it
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 _SCRIPTS = (
     ("zh", re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")),
@@ -215,11 +235,12 @@ def possible_keys(
     ]
 
 
-def read_reply(reply: str, own_link: str | None = None) -> ModelText | None:
+def read_reply(reply: str, own_link: str | None = None, own_text: str = "") -> ModelText | None:
     """The model's answer as untrusted text: JSON `{"title", "summary"}` (or, from a model
-    that ignored the format, its whole answer as the summary), without markup or any link but
-    the post's own, the summary at most three sentences and MAX_SUMMARY_CHARS, the title one line.
-    None when nothing usable is left."""
+    that ignored the format, its whole answer as the summary), without markup or any link-like
+    form (`_LINKLIKE`) but the post's own link and those in its own text (`own_text`: what the
+    model was sent), the summary at most three sentences and MAX_SUMMARY_CHARS, the title one
+    line. None when nothing usable is left."""
     raw = _FENCE.sub("", reply.strip())
     title: object = None
     summary: object = raw
@@ -231,8 +252,9 @@ def read_reply(reply: str, own_link: str | None = None) -> ModelText | None:
         title, summary = found.get("title"), found.get("summary")
     elif raw.startswith(("{", "[")):
         return None  # JSON that does not parse (cut off, or not what was asked): nothing usable
-    cleaned_title = _clean(title, own_link)
-    cleaned = _clean(summary, own_link)
+    own = own_text.casefold()
+    cleaned_title = _clean(title, own_link, own)
+    cleaned = _clean(summary, own_link, own)
     if cleaned is not None:
         cleaned = _at_most(cleaned, MAX_SENTENCES, MAX_SUMMARY_CHARS)
     if cleaned_title is not None:
@@ -251,13 +273,22 @@ def cache_key(
     return hashlib.sha256(parts.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _clean(value: object, own_link: str | None) -> str | None:
+def _clean(value: object, own_link: str | None, own: str) -> str | None:
+    """Tags and link-like forms out; invisible characters are removed first, so a zero-width
+    space inside `ht\u200btp://` cannot hide a link that removing it would join."""
     if not isinstance(value, str):
         return None
-    text = html.unescape(_TAG.sub(" ", value))
-    text = _URL.sub(lambda m: m.group(0) if own_link and m.group(0) == own_link else "", text)
-    text = unicodedata.normalize("NFC", clean_inline(text))
-    return text.strip(_TRIM) or None
+    text = clean_inline(html.unescape(_TAG.sub(" ", value[:_MAX_READ])))
+
+    def kept(match: re.Match[str]) -> str:
+        found = match.group(0)
+        bare = found.strip(_AROUND)
+        ours = own_link in (found, bare) or (bool(bare) and bare.casefold() in own)
+        return found if ours else " "
+
+    while (dropped := clean_inline(_LINKLIKE.sub(kept, text)).strip(_TRIM)) != text:
+        text = dropped  # until removing and trimming expose nothing more
+    return text or None
 
 
 def _at_most(text: str, most: int, limit: int) -> str:

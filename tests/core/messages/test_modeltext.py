@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.core.messages.modeltext import (
+    _LINKLIKE,
     Kind,
     ModelText,
     Written,
@@ -212,6 +213,80 @@ def test_markup_and_foreign_links_are_removed_and_the_posts_own_link_kept() -> N
     assert got.summary == f"See and or {LINK} — fine & ok."
     assert read_reply(answer(None, f"Read {LINK}"), None) == ModelText(None, "Read")
     assert read_reply(answer(f"At {LINK}", "S."), LINK) == ModelText(f"At {LINK}", "S.")
+
+
+ATTACK = (
+    "Reset your password at evil-login.example/reset or tg://resolve?domain=evilbot and @evilbot"
+)
+
+
+def summary_of(text: str, own_text: str = "", own_link: str | None = LINK) -> str | None:
+    got = read_reply(answer(None, text), own_link, own_text)
+    return None if got is None else got.summary
+
+
+def test_every_link_like_form_not_in_the_post_is_dropped() -> None:
+    assert summary_of(ATTACK) == "Reset your password at or and"
+    for form in (
+        "tg:resolve?domain=evilbot",
+        "TG://resolve",
+        "mailto:help@evil.example",
+        "help@evil.example",
+        "t.me/evilbot",
+        "https://t.me/evilbot",
+        "evil-login.example",
+        "www.evil.example/login?x=1",
+        "evil-login\uff0eexample/reset",  # a full-width dot
+        "пример.рф/вход",
+        "xn--e1afmkfd.xn--p1ai",
+        "evil.example:8443/x",
+        "@evil_bot",
+        "javascript:alert(1)",
+        "://",
+        "ftp://files.evil.example/",
+        "ht\u200btp://evil.example",  # joined once the zero-width space is removed
+    ):
+        assert summary_of(f"Go to {form} now.") == "Go to now.", form
+    assert summary_of("请访问evil.example/reset 领取") == "请访问 领取"
+    assert summary_of("Go to (evil.example/reset).") == "Go to ("
+    assert summary_of("Ok -t.me/evil, t.me-") == "Ok"
+    assert summary_of("Ok @evil@evil x@evil.example@evil") == "Ok"
+
+
+def test_links_and_handles_the_post_itself_shows_are_kept() -> None:
+    post = "Docs at docs.lumen.example/start, support @LumenHelp, mail team@lumen.example."
+    said = "See docs.lumen.example/start or ask @lumenhelp (team@lumen.example)."
+    assert summary_of(said, post) == said
+    assert summary_of(said.replace("docs.", "evil."), post) == (
+        "See or ask @lumenhelp (team@lumen.example)."
+    )
+    assert summary_of(f"More in ({LINK}).") == f"More in ({LINK})."
+    assert summary_of(f"More at {LINK}") == f"More at {LINK}"
+    assert summary_of(f"More at {LINK}", own_link=None) == "More at"
+
+
+def test_prose_that_only_looks_dotted_stays() -> None:
+    text = "Version 2.5.1 is 1.5 times faster, e.g. on U.S. servers; i.e. a 3.12 upgrade at 9:30."
+    assert summary_of(text) == text
+    assert summary_of("Email: write to us. Price: 5 € @ 3 p.m.") == (
+        "Email: write to us. Price: 5 € @ 3 p.m."
+    )
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["evil", "example", ".", "．", "/", ":", "//", "@", "tg", "t.me", " ", "x", "-", "_",
+             "mailto", "?", "a=b", "\u200b", "é", "(", ")", "com", "1", "<b>", "&amp;"]
+        ),
+        max_size=30,
+    ).map("".join)
+)  # fmt: skip
+def test_what_is_left_holds_no_link_like_form(text: str) -> None:
+    got = summary_of(text, own_link=None)
+    if got is not None:
+        assert _LINKLIKE.search(got) is None, got
+        assert "://" not in got
 
 
 def test_three_sentences_one_title_line_and_the_length_limits() -> None:

@@ -5,6 +5,8 @@
 - `summary`: the summary a message shows
 - `render`: a change → a Telegram message
 - `edit_render`: an edit's prefix and body under the message's header
+- `worddiff`: the changed words inside a changed sentence, marked
+- `explain`: an edit said in one line, and whether a model's line is grounded in it
 - `digest`: a period's posts → one digest message
 - `paging`: a long reply split into messages Telegram accepts
 - `escape`: the one escape for Telegram HTML

@@ -118,6 +118,7 @@ class ModelText:
 
     title: str | None = None
     summary: str | None = None
+    explained: str | None = None  # an edit in one sentence (`explain.grounded` checked it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.core.lang import ENGLISH, Translator
-from bot.core.messages.edit_render import edit_body, edit_prefix
+from bot.core.messages.edit_render import edit_body, edit_notice, edit_prefix
 from bot.core.messages.escape import esc, esc_attr
 from bot.core.messages.modeltext import ModelText
 from bot.core.messages.summary import MAX_COLUMNS, summarize, whole_post
@@ -86,7 +86,10 @@ def _render(
     if item.link:
         title = f'<a href="{esc_attr(item.link)}">{title}</a>'
     prefix = ""
+    explained = model.explained if model is not None else None  # an edit, by the model
     if change.kind is ChangeKind.EDITED:
+        if form is Format.TITLE:
+            return edit_notice(change.diff, title, tr, explained)
         prefix = edit_prefix(change.diff, tr)
     lines = [f"<b>{prefix}{title}</b>"]
     if model is not None and model.title:  # translated: the original title stays the link
@@ -106,7 +109,7 @@ def _render(
         lines.append(f"<i>{esc(' · '.join(shown) + tail)}</i>")
     lines.append("")
     if change.kind is ChangeKind.EDITED and change.diff is not None:
-        lines.extend(edit_body(change.diff, budget, tr))
+        lines.extend(edit_body(change.diff, budget, tr, explained))
     elif form is Format.FULL:
         body, complete = whole_post(item.html, item.text, limit=budget(FULL_COLUMNS))
         lines.append(body)

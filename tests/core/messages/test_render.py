@@ -146,6 +146,8 @@ def test_snapshot_of_an_edit_message() -> None:
         "Lumen Blog · Lumen Foundation · 4 Sep 2026\n"
         "<i>Blog · Events</i>\n"
         "\n"
+        "<i>A paragraph added: “Registration closes on 1 October, and student tickets are…” "
+        "(and 1 more change)</i>\n"
         "<b>Added:</b>\n"
         "+ Registration closes on 1 October, and student tickets are free.\n"
         "<b>Removed:</b>\n"

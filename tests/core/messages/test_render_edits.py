@@ -83,27 +83,32 @@ def test_an_edit_without_a_diff_shows_the_summary() -> None:
 def test_a_title_change_gets_its_line_and_an_unchanged_title_none() -> None:
     diff = TextDiff(old_title="Old <name>", new_title="New & better", added=("One.",))
     assert body(edit(diff)) == [
+        "<i>A paragraph added: “One.”</i>",
         "Title: <i>Old &lt;name&gt;</i> → New &amp; better",
         "<b>Added:</b>",
         "+ One.",
     ]
-    assert body(edit(TextDiff(old_title="Only old", added=("One.",))))[0] == "<b>Added:</b>"
-    assert body(edit(TextDiff(new_title="Only new", added=("One.",))))[0] == "<b>Added:</b>"
+    assert body(edit(TextDiff(old_title="Only old", added=("One.",))))[1] == "<b>Added:</b>"
+    assert body(edit(TextDiff(new_title="Only new", added=("One.",))))[1] == "<b>Added:</b>"
     long_title = "t" * 151
     line = body(edit(TextDiff(old_title=long_title, new_title="t" * 150)))[0]
     assert line == f"Title: <i>{'t' * 148}…</i> → {'t' * 150}"
 
 
 def test_every_added_and_removed_sentence_is_listed_in_order() -> None:
-    diff = TextDiff(added=("A one.", "A two.", "A three."), removed=("R one.", "R two."))
+    """Sentences that share no word are each added or removed whole."""
+    diff = TextDiff(
+        added=("Apples grow.", "Bread rises.", "Cats sleep."), removed=("Dogs bark.", "Eels swim.")
+    )
     assert body(edit(diff)) == [
+        "<i>A paragraph added: “Apples grow.” (and 2 more changes)</i>",
         "<b>Added:</b>",
-        "+ A one.",
-        "+ A two.",
-        "+ A three.",
+        "+ Apples grow.",
+        "+ Bread rises.",
+        "+ Cats sleep.",
         "<b>Removed:</b>",
-        "− R one.",
-        "− R two.",
+        "− Dogs bark.",
+        "− Eels swim.",
     ]
 
 
@@ -113,10 +118,10 @@ def test_a_reworded_text_says_so() -> None:
 
 def test_added_sentences_fill_1500_characters_then_say_how_many_more() -> None:
     exactly = tuple("a" * 300 for _ in range(5))  # 1500: all shown
-    assert body(edit(TextDiff(added=exactly)))[1:] == [f"+ {s}" for s in exactly]
+    assert body(edit(TextDiff(added=exactly)))[2:] == [f"+ {s}" for s in exactly]
     one_over = (*exactly[:4], "a" * 301)  # 1501 characters: the last sentence is counted
     lines = body(edit(TextDiff(added=one_over)))
-    assert lines[-1] == "<i>… and 1 more</i>" and len(lines) == 1 + 4 + 1
+    assert lines[-1] == "<i>… and 1 more</i>" and len(lines) == 2 + 4 + 1
     two_over = (*exactly, "b", "c")
     assert body(edit(TextDiff(added=two_over)))[-1] == "<i>… and 2 more</i>"
 
@@ -124,7 +129,7 @@ def test_added_sentences_fill_1500_characters_then_say_how_many_more() -> None:
 def test_each_added_sentence_is_cut_at_400_and_each_removed_one_at_120() -> None:
     added, removed = "a" * 401, "r" * 121
     lines = body(edit(TextDiff(added=(added, "a" * 400), removed=(removed, "r" * 120))))
-    assert lines == [
+    assert lines[1:] == [
         "<b>Added:</b>",
         f"+ {shorten(added, 400)}",
         f"+ {'a' * 400}",
@@ -136,7 +141,7 @@ def test_each_added_sentence_is_cut_at_400_and_each_removed_one_at_120() -> None
 
 def test_removed_sentences_fill_400_characters() -> None:
     four = tuple("r" * 100 for _ in range(4))
-    assert body(edit(TextDiff(removed=four)))[1:] == [f"− {s}" for s in four]
+    assert body(edit(TextDiff(removed=four)))[2:] == [f"− {s}" for s in four]
     lines = body(edit(TextDiff(removed=(*four, "x"))))
     assert lines[-1] == "<i>… and 1 more</i>"
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, event
 from sqlmodel import Session, select
 
+from bot.core.messages.digest import DigestMode, DigestSchedule
+from bot.core.types import MessageKind
 from bot.db import store
 from bot.db.engine import transaction
-from bot.db.tables import Delivery, DeliveryStatus
+from bot.db.store import OutboxRow
+from bot.db.tables import Delivery, DeliveryStatus, Item
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
 from bot.services.quiet import release_quiet
@@ -57,3 +60,86 @@ async def test_held_at_night_and_one_digest_at_seven(
     with Session(engine) as session:
         (digest,) = store.pending_by_chat(session, chat_ids=[1])[1]
     assert digest.kind == "digest" and all(f"Night post {n}<" in digest.text for n in range(10))
+
+
+# --- what each pass reads (issue 40, item 6) ----------------------------------------------------
+
+LATE = datetime(2026, 12, 1, 23, 0, tzinfo=UTC)  # 23:00 UTC
+WAITING, TWO, FIVE, GROUP = 11, 12, 13, -100_14  # in its window; three whose window is over
+
+
+def hold(engine: Engine, feed_id: int, chat_id: int, count: int, text: str) -> None:
+    with transaction(engine) as session:
+        items = [
+            Item(feed_id=feed_id, key=f"{chat_id}-{n}", title=f"Held {chat_id}/{n}", text=text,
+                 fingerprint="f", link=f"https://night.example/{chat_id}/{n}")
+            for n in range(count)
+        ]  # fmt: skip
+        session.add_all(items)
+        session.flush()
+        rows = [
+            OutboxRow(chat_id, feed_id, item.id, MessageKind.NEW, f"<b>{item.title}</b>", held=True)
+            for item in items
+        ]
+        store.enqueue(session, rows=rows)
+
+
+def night(engine: Engine) -> int:
+    """390 held posts of 30 KB for a chat still in its window (22:00-07:00 UTC); 2, 5 and 4
+    for chats whose window (01:00-02:00) is over."""
+    with transaction(engine) as session:
+        feed = store.add_feed(
+            session, slug="night", url="https://night.example/", title="Night", trusted=True
+        )
+        assert feed.id is not None
+        for chat, window in ((WAITING, "22:00-07:00"), (TWO, "01:00-02:00"),
+                             (FIVE, "01:00-02:00"), (GROUP, "01:00-02:00")):  # fmt: skip
+            store.upsert_chat(session, chat_id=chat, type_="private", title="c")
+            store.subscribe(session, chat_id=chat, feed_id=feed.id)
+            store.set_quiet(session, chat_id=chat, window=window)
+    hold(engine, feed.id, WAITING, 390, "x" * 30_000)
+    hold(engine, feed.id, TWO, 2, "two")
+    hold(engine, feed.id, FIVE, 5, "five")
+    hold(engine, feed.id, GROUP, 4, "group")
+    return feed.id
+
+
+def test_a_pass_reads_no_text_but_the_digest_it_builds(engine: Engine) -> None:
+    night(engine)
+    statements: list[tuple[str, object]] = []
+
+    def seen(_c: object, _cur: object, statement: str, params: object, *_a: object) -> None:
+        statements.append((statement.lower(), params))
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        queued = release_quiet(engine, clock=lambda: LATE, page=2)
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert queued == 2 + 1 + 1  # two as they were, two digests
+    assert statuses(engine, WAITING) == [DeliveryStatus.HELD] * 390
+    assert statuses(engine, TWO) == [DeliveryStatus.PENDING] * 2
+    texts = [(s, p) for s, p in statements if "item.text" in s]
+    assert len(texts) == 2, texts  # one digest each, for FIVE and GROUP
+    assert all(str(FIVE) in str(p) or str(GROUP) in str(p) for _, p in texts)
+    assert not [s for s, _ in statements if "delivery.text" in s]  # nor any held message's
+    pages = [s for s, _ in statements if "select chat.id, chat.quiet, chat.timezone" in s]
+    assert len(pages) == 3  # 4 chats, 2 a page: two full pages, then an empty one
+
+
+def test_chats_are_read_in_pages_past_the_last_one(engine: Engine) -> None:
+    night(engine)
+    with Session(engine) as session:
+        first = store.quiet_chats(session, limit=3)
+        rest = store.quiet_chats(session, after=first[-1].chat_id, limit=3)
+    assert [c.chat_id for c in first] == [GROUP, WAITING, TWO]
+    assert [c.chat_id for c in rest] == [FIVE]
+    assert first[1].quiet == "22:00-07:00" and first[1].timezone == "UTC"
+    with transaction(engine) as session:
+        schedule = DigestSchedule(DigestMode.HOURLY)  # a digest takes its held messages
+        store.set_digest(session, chat_id=FIVE, feed_id=1, schedule=schedule, now=LATE)
+    with Session(engine) as session:
+        assert [c.chat_id for c in store.quiet_chats(session)] == [GROUP, WAITING, TWO]
+        assert [len(ids) for ids in store.quiet_held_ids(session, chat_id=WAITING).values()] == [
+            390
+        ]

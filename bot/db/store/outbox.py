@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, insert, update
 from sqlalchemy import select as sa_select
@@ -38,6 +39,8 @@ class OutboxRow:
 
 
 _DELIVERY = table(Delivery)
+_CHAT = table(Chat)
+_SUBSCRIPTION = table(Subscription)
 _INSERT_DELIVERIES = insert(_DELIVERY)  # built once: every changed feed's poll runs it
 
 
@@ -253,8 +256,10 @@ class HeldItem:
 
 
 def held_for(session: Session, *, chat_id: int, feed_id: int) -> list[HeldItem]:
+    """A chat's held messages of one feed with what a digest lists of their items (not the
+    messages' own text: the digest replaces them)."""
     rows = session.exec(
-        select(Delivery, Item)
+        select(Delivery.id, Delivery.kind, Item)
         .join(Item, col(Item.id) == col(Delivery.item_id))
         .where(
             Delivery.chat_id == chat_id,
@@ -263,20 +268,20 @@ def held_for(session: Session, *, chat_id: int, feed_id: int) -> list[HeldItem]:
         )
         .order_by(col(Delivery.id))
     ).all()
-    found = articles_of(session, item_ids=[item.id or 0 for _, item in rows])
-    return [_held(delivery, item, found) for delivery, item in rows]
+    found = articles_of(session, item_ids=[item.id or 0 for _, _, item in rows])
+    return [_held(delivery_id or 0, kind, item, found) for delivery_id, kind, item in rows]
 
 
-def _held(delivery: Delivery, item: Item, articles: dict[int, ArticleValue]) -> HeldItem:
+def _held(delivery_id: int, kind: str, item: Item, articles: dict[int, ArticleValue]) -> HeldItem:
     """A held delivery with what a digest lists of its item (its article, for full text)."""
     article = articles.get(item.id or 0)
     return HeldItem(
-        delivery_id=delivery.id or 0,
+        delivery_id=delivery_id,
         item_id=item.id or 0,
         title=item.title,
         link=item.link,
         categories=tuple(item.categories or ()),
-        updated=delivery.kind == MessageKind.EDITED,
+        updated=kind == MessageKind.EDITED,
         text=item.text,
         html=article.html if article is not None else "",
     )
@@ -291,39 +296,50 @@ def mark_digested(session: Session, *, delivery_ids: list[int]) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class QuietHeld:
-    """A chat's messages held by its quiet hours (subscriptions without a digest), by feed."""
+class QuietChat:
+    """A chat with messages held by its quiet hours, as the release pass first reads it."""
 
     chat_id: int
     quiet: str | None
     timezone: str
-    by_feed: dict[int, list[HeldItem]]
-
-    @property
-    def delivery_ids(self) -> list[int]:
-        return [h.delivery_id for held in self.by_feed.values() for h in held]
 
 
-def quiet_held(session: Session) -> list[QuietHeld]:
-    """Held messages that no digest will take (those of quiet hours), chat by chat."""
-    rows = session.exec(
-        select(Delivery, Item, Chat)
-        .join(Item, col(Item.id) == col(Delivery.item_id))
-        .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+def _quiet_rows(chat_id: object) -> Any:
+    """Held deliveries of `chat_id` that no digest takes (quiet hours hold those)."""
+    return (
+        sa_select(_DELIVERY.c.id, _DELIVERY.c.feed_id)
         .join(
-            Subscription,
-            (col(Subscription.chat_id) == col(Delivery.chat_id))
-            & (col(Subscription.feed_id) == col(Delivery.feed_id)),
+            _SUBSCRIPTION,
+            (_SUBSCRIPTION.c.chat_id == _DELIVERY.c.chat_id)
+            & (_SUBSCRIPTION.c.feed_id == _DELIVERY.c.feed_id),
         )
-        .where(Delivery.status == DeliveryStatus.HELD, col(Subscription.digest).is_(None))
-        .order_by(col(Delivery.id))
-    ).all()
-    articles = articles_of(session, item_ids=[item.id or 0 for _, item, _ in rows])
-    chats: dict[int, QuietHeld] = {}
-    for delivery, item, chat in rows:
-        found = chats.setdefault(chat.id, QuietHeld(chat.id, chat.quiet, chat.timezone, {}))
-        found.by_feed.setdefault(delivery.feed_id, []).append(_held(delivery, item, articles))
-    return list(chats.values())
+        .where(
+            _DELIVERY.c.chat_id == chat_id,
+            _DELIVERY.c.status == DeliveryStatus.HELD,
+            _SUBSCRIPTION.c.digest.is_(None),
+        )
+    )
+
+
+def quiet_chats(session: Session, *, after: int | None = None, limit: int = 200) -> list[QuietChat]:
+    """Chats holding messages for their quiet hours, by id, `limit` of them past `after`: three
+    columns a chat, no message and no item read (most are still in their window)."""
+    query = sa_select(_CHAT.c.id, _CHAT.c.quiet, _CHAT.c.timezone).where(
+        _quiet_rows(_CHAT.c.id).exists()
+    )
+    if after is not None:
+        query = query.where(_CHAT.c.id > after)
+    rows = session.connection().execute(query.order_by(_CHAT.c.id).limit(limit)).all()
+    return [QuietChat(int(row[0]), row[1], str(row[2])) for row in rows]
+
+
+def quiet_held_ids(session: Session, *, chat_id: int) -> dict[int, list[int]]:
+    """A chat's messages held by quiet hours: their ids by feed, in order (no text read)."""
+    rows = session.connection().execute(_quiet_rows(chat_id).order_by(_DELIVERY.c.id)).all()
+    found: dict[int, list[int]] = {}
+    for delivery_id, feed_id in rows:
+        found.setdefault(int(feed_id), []).append(int(delivery_id))
+    return found
 
 
 def release_held(session: Session, *, delivery_ids: list[int]) -> None:

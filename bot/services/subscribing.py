@@ -5,7 +5,7 @@ handlers turn it into the chat's sentence."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 
@@ -52,6 +52,10 @@ class Overview:
     paused: bool = False
     translate: bool = False
     quiet: str | None = None
+    digests: dict[int, DigestSchedule] = field(default_factory=dict)  # by feed id
+    timezone: str = "UTC"
+    language: str | None = None  # None: not chosen (the user's own, or English)
+    rules: tuple[str, ...] = ()  # /filter all …
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +79,10 @@ class Subscriptions:
                 paused=store.is_paused(session, chat_id=chat_id),
                 translate=store.chat_translates(session, chat_id=chat_id),
                 quiet=store.chat_quiet(session, chat_id=chat_id),
+                digests=store.chat_digests(session, chat_id=chat_id),
+                timezone=store.chat_timezone(session, chat_id=chat_id),
+                language=store.chat_language(session, chat_id=chat_id)[1],
+                rules=store.chat_rules(session, chat_id=chat_id),
             )
 
         return await run.read(self.engine, work)

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 
+from bot.core.modes import MODES
+
 
 class Action(StrEnum):
     UNSUB = "unsub"  # ✖ under /list
@@ -27,6 +29,14 @@ class Action(StrEnum):
     FULL = "full"  # an operator's full-text switch under /feeds
     FOLLOW = "follow"  # "Follow changes" under a new post's message (a post's id)
     UNFOLLOW = "unfollow"  # ✖ under /following (a post's id)
+    MODE = "mode"  # a mode's values under its bare command (`/format FEED`)
+    CHAT = "chat"  # a chat-wide setting's values under its bare command (`/translate`)
+
+
+# A mode's command, a feed, one of the mode's words (`core/modes.py`): nothing else decodes.
+_MODE = "({}):([1-9][0-9]{{0,17}}):({})".format(
+    "|".join(MODES), "|".join(sorted({v.value for m in MODES.values() for v in m.values}))
+)
 
 
 class Shape(Enum):
@@ -35,6 +45,8 @@ class Shape(Enum):
     LANGUAGE = r"([a-z]{2})"
     OFFER = r"([0-9a-f]{8}):([0-9])"
     PAGE = r"([0-9]{1,3})"
+    MODE = _MODE  # command, feed, value
+    SETTING = r"(translate):(on|off)"  # command, value
 
 
 SHAPES: dict[Action, Shape] = {
@@ -49,9 +61,13 @@ SHAPES: dict[Action, Shape] = {
     Action.LANG: Shape.LANGUAGE,
     Action.ADD: Shape.OFFER,
     Action.PAGE: Shape.PAGE,
+    Action.MODE: Shape.MODE,
+    Action.CHAT: Shape.SETTING,
 }
 # Buttons about one of the chat's subscriptions (checked to still exist before they act).
-ABOUT_A_SUBSCRIPTION = frozenset({Action.UNSUB, Action.EDITS, Action.PREVIEW, Action.BACKLOG})
+ABOUT_A_SUBSCRIPTION = frozenset(
+    {Action.UNSUB, Action.EDITS, Action.PREVIEW, Action.BACKLOG, Action.MODE}
+)
 _PATTERNS = {action: re.compile(shape.value, re.ASCII) for action, shape in SHAPES.items()}
 
 
@@ -62,6 +78,8 @@ class Button:
     count: int = 0  # backlog: how many posts; add: which of the offer's feeds; page: which
     language: str = ""
     token: str = ""  # add: the offer
+    setting: str = ""  # mode, chat: the command whose value it sets
+    value: str = ""  # mode, chat: the value
 
 
 def route(action: Action) -> str:
@@ -80,6 +98,10 @@ def encode(button: Button) -> str:
         rest = f"{button.token}:{button.count}"
     elif shape is Shape.PAGE:
         rest = str(button.count)
+    elif shape is Shape.MODE:
+        rest = f"{button.setting}:{button.feed_id}:{button.value}"
+    elif shape is Shape.SETTING:
+        rest = f"{button.setting}:{button.value}"
     else:
         rest = str(button.feed_id)
     return f"{button.action.value}:{rest}"
@@ -104,4 +126,8 @@ def decode(data: str | None) -> Button | None:
         return Button(action, count=int(parts[1]), token=parts[0])
     if shape is Shape.PAGE:
         return Button(action, count=int(parts[0]))
+    if shape is Shape.MODE:
+        return Button(action, feed_id=int(parts[1]), setting=parts[0], value=parts[2])
+    if shape is Shape.SETTING:
+        return Button(action, setting=parts[0], value=parts[1])
     return Button(action, feed_id=int(parts[0]))

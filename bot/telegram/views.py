@@ -6,12 +6,14 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.core.lang import Translator
+from bot.core.messages.digest import DigestSchedule
 from bot.core.messages.escape import esc
 from bot.core.modes import EDITS, MODES, PREVIEW, Mode
 from bot.core.rules.filters import describe, describe_keywords
 from bot.core.types import Reader
 from bot.db.store import FeedView
 from bot.runtime.i18n import LANGUAGES
+from bot.services.subscribing import Overview
 from bot.telegram.buttons import Action, Button, encode
 
 BACKLOG = 3  # the most posts the "Also the latest" button sends
@@ -123,16 +125,13 @@ def page_of(subs: list[tuple[Reader, FeedView]], feed_id: int) -> int:
 
 
 def list_view(
-    subs: list[tuple[Reader, FeedView]],
-    paused: bool,
-    tr: Translator,
-    page: int = 0,
-    translate: bool = False,
-    quiet: str | None = None,
+    seen: Overview, tr: Translator, page: int = 0
 ) -> tuple[str, InlineKeyboardMarkup | None]:
-    """One page of the /list text and its keyboard: unsubscribe, edits and previews per feed,
-    then ‹ › to the other pages when there are more than `LIST_PAGE` subscriptions."""
+    """One page of the /list text and its keyboard: per feed every rule and setting that is not
+    the default, with unsubscribe, edits and previews buttons, then what holds for the whole
+    chat, then ‹ › to the other pages when there are more than `LIST_PAGE` subscriptions."""
     _ = tr.gettext
+    subs = seen.subscriptions
     if not subs:
         return _(
             "This chat has no subscriptions. See /feeds, then /subscribe <i>feed name</i>."
@@ -143,7 +142,7 @@ def list_view(
     lines = [header if pages == 1 else f"{header} {page + 1}/{pages}"]
     rows = []
     for reader, feed in subs[page * LIST_PAGE : (page + 1) * LIST_PAGE]:
-        lines.append(_list_line(reader, feed, tr))
+        lines.append(_list_line(reader, feed, seen.digests.get(feed.id), tr))
         rows.append(
             [
                 InlineKeyboardButton(
@@ -173,29 +172,60 @@ def list_view(
         )
     if turns:
         rows.append(turns)
-    if translate:
-        lines.append("\n" + _("Posts in other languages are translated (/translate off)."))
-    if quiet:
-        lines.append("\n" + _("Quiet hours: {window} (/quiet off).").format(window=quiet))
-    if paused:
-        lines.append("\n" + _("Notifications are paused: /resume to restart them."))
+    chat_wide = _chat_lines(seen, tr)
+    if chat_wide:
+        lines.append("\n" + "\n".join(chat_wide))
     return "\n".join(lines), InlineKeyboardMarkup(rows)
 
 
-def _list_line(reader: Reader, feed: FeedView, tr: Translator) -> str:
+def _chat_lines(seen: Overview, tr: Translator) -> list[str]:
+    """What holds for every feed of the chat, said once under the list."""
+    _ = tr.gettext
+    lines = []
+    if seen.rules:
+        text = _("Rules for every feed: {rules} (/filter all off).")
+        lines.append(text.format(rules=f"<code>{esc(_short(' '.join(seen.rules), 300))}</code>"))
+    if seen.timezone != "UTC":
+        lines.append(_("Time zone: {zone} (/timezone).").format(zone=esc(seen.timezone)))
+    if seen.language is not None and seen.language in LANGUAGES:
+        name = LANGUAGES[seen.language]
+        lines.append(_("Language: {language} (/language).").format(language=name))
+    if seen.translate:
+        lines.append(_("Posts in other languages are translated (/translate off)."))
+    if seen.quiet:
+        lines.append(_("Quiet hours: {window} (/quiet off).").format(window=seen.quiet))
+    if seen.paused:
+        lines.append(_("Notifications are paused: /resume to restart them."))
+    return lines
+
+
+def _list_line(
+    reader: Reader, feed: FeedView, digest: DigestSchedule | None, tr: Translator
+) -> str:
+    """A feed's line: its categories, then whatever else differs from the default."""
     _ = tr.gettext
     extras = []
     if not reader.keywords.is_empty:
-        words = describe_keywords(reader.keywords, tr)
+        words = _short(describe_keywords(reader.keywords, tr), 200)
         extras.append(_("keywords {keywords}").format(keywords=words))
+    if reader.rules:
+        extras.append(_("rules {rules}").format(rules=_short(" ".join(reader.rules), 200)))
+    if digest is not None and digest.at_text is not None:
+        extras.append(_("daily digest at {time}").format(time=digest.at_text))
+    elif digest is not None:
+        extras.append(_("hourly digest"))
     for mode in MODES.values():
         label = mode.label(reader.value_of(mode))
         if label is not None:
             extras.append(_(label))
     if reader.thread_id is not None:
         extras.append(_("topic {topic}").format(topic=reader.thread_id))
-    tail = f" ({'; '.join(extras)})" if extras else ""
-    line = f"{describe(reader.categories, tr)}{tail}"
+    if reader.categories.is_empty and (reader.rules or not reader.keywords.is_empty):
+        line = "; ".join(extras)  # not "all posts": the keywords or rules say what passes
+    elif extras:
+        line = f"{describe(reader.categories, tr)} ({'; '.join(extras)})"
+    else:
+        line = describe(reader.categories, tr)
     return f"<code>{esc(feed.slug)}</code> — {esc(feed.title)}: {esc(line)}"
 
 

@@ -80,6 +80,8 @@ def test_every_button_action_has_a_shape_a_handler_and_a_round_trip() -> None:
         Action.ADD: Button(Action.ADD, count=2, token="0123abcd"),
         Action.PAGE: Button(Action.PAGE, count=12),
         Action.BACKLOG: Button(Action.BACKLOG, feed_id=7, count=3),
+        Action.MODE: Button(Action.MODE, feed_id=7, setting="edits", value="substantive"),
+        Action.CHAT: Button(Action.CHAT, setting="translate", value="off"),
     }
     for action in Action:
         button = examples.get(action, Button(action, feed_id=42))

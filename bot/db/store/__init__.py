@@ -118,6 +118,7 @@ from bot.db.store.state import get_state, set_state
 from bot.db.store.subscriptions import (
     DigestSubscription,
     audience,
+    chat_digests,
     chat_subscriptions,
     count_subscriptions,
     digest_sent,
@@ -151,6 +152,7 @@ __all__ = [
     "audience",
     "cancel_queued",
     "category_counts",
+    "chat_digests",
     "chat_language",
     "chat_quiet",
     "chat_rules",

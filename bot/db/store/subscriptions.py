@@ -73,6 +73,17 @@ def chat_subscriptions(session: Session, *, chat_id: int) -> list[tuple[Reader, 
     return [(audience(sub), _view(feed)) for sub, feed in rows]
 
 
+def chat_digests(session: Session, *, chat_id: int) -> dict[int, DigestSchedule]:
+    """The chat's digest schedules by feed id (/list shows each with its time)."""
+    rows = session.exec(
+        select(Subscription.feed_id, Subscription.digest, Subscription.digest_at).where(
+            Subscription.chat_id == chat_id, col(Subscription.digest).is_not(None)
+        )
+    ).all()
+    found = {feed_id: DigestSchedule.stored(mode, at) for feed_id, mode, at in rows}
+    return {feed_id: schedule for feed_id, schedule in found.items() if schedule is not None}
+
+
 def get_subscription(session: Session, *, chat_id: int, feed_id: int) -> Reader | None:
     sub = _row(session, chat_id, feed_id)
     return audience(sub) if sub is not None else None

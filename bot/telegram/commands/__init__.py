@@ -17,6 +17,7 @@
 - `language`: /language (+ its buttons)
 - `operators`: /addfeed, /removefeed, OPML files (operators only)
 - `membership`: the bot added or removed, group upgrades, the error handler
+- `current`: what a setting command says alone (the value, how to change it, buttons)
 - `common`: what several areas' handlers share (feed lookup, admin checks, replies)
 """
 
@@ -26,6 +27,7 @@ from bot.telegram.buttons import Action
 from bot.telegram.commands import (
     adding,
     channels,
+    current,
     digests,
     filters,
     follows,
@@ -65,5 +67,7 @@ BUTTONS: dict[Action, Handler] = {
     Action.FULL: start.on_full_text,
     Action.FOLLOW: follows.on_follow,
     Action.UNFOLLOW: follows.on_unfollow,
+    Action.MODE: current.on_mode_button,
+    Action.CHAT: models.on_chat_button,
 }
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
@@ -62,14 +62,25 @@ class SettingCommand:
     rest: str
 
 
+Shown = Callable[[Context, str], Awaitable[None]]
+
+
 async def setting_command(
-    context: Context, command: str, valid: Callable[[str], bool] = bool
+    context: Context,
+    command: str,
+    valid: Callable[[str], bool] = bool,
+    current: Shown | None = None,
 ) -> SettingCommand | None:
-    """Admin check, `SLUG REST` arguments (`valid(REST)`), the feed; replies to any mistake."""
+    """Admin check, `SLUG REST` arguments (`valid(REST)`), the feed; replies to any mistake.
+    Without a value (`/format` or `/format SLUG`), `current(context, SLUG)` answers instead:
+    the setting as it is (anyone may look)."""
     tr = await context.tr()
+    parts = context.args_text.split(maxsplit=1)
+    if len(parts) < 2 and current is not None:
+        await current(context, parts[0] if parts else "")
+        return None
     if not await context.may_change():
         return None
-    parts = context.args_text.split(maxsplit=1)
     if len(parts) < 2 or not valid(parts[1]):
         await context.reply(await context.usage(command))
         return None

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.core.lang import N_, then
+from bot.core.lang import N_, Translator, then
 from bot.core.messages.digest import DigestMode, DigestSchedule, DigestSyntaxError, parse_schedule
 from bot.core.messages.escape import esc
+from bot.core.types import Reader
+from bot.db.store import FeedView
+from bot.services.subscribing import Overview
 from bot.telegram.commands.common import not_subscribed, setting_command
+from bot.telegram.commands.current import show_current
 from bot.telegram.context import Context
 from bot.telegram.spec import Command
 
 
 async def cmd_digest(update: Update, context: Context) -> None:
     """/digest SLUG hourly|daily HH:MM|off"""
-    cmd = await setting_command(context, "digest")
+    cmd = await setting_command(context, "digest", current=_show_digest)
     if cmd is None:
         return
     tr, feed = cmd.tr, cmd.feed
@@ -30,17 +34,29 @@ async def cmd_digest(update: Update, context: Context) -> None:
             )
             return
     done = await context.svc.subscriptions.set_digest(context.chat_id, feed.id, schedule)
-    zone, title = done.zone, esc(feed.title)
     if not done.subscribed:
         await context.reply(not_subscribed(feed, tr))
-    elif schedule is None:
-        text = _("Digest for <b>{title}</b>: off, every post is sent at once.")
-        await context.reply(text.format(title=title))
-    elif schedule.mode is DigestMode.HOURLY:
-        await context.reply(_("Digest for <b>{title}</b>: every hour.").format(title=title))
     else:
-        text = _("Digest for <b>{title}</b>: every day at {time} ({zone}).")
-        await context.reply(text.format(title=title, time=schedule.at_text, zone=esc(zone)))
+        await context.reply(_digest_sentence(tr, feed.title, schedule, done.zone))
+
+
+def _digest_sentence(tr: Translator, title: str, schedule: DigestSchedule | None, zone: str) -> str:
+    _ = tr.gettext
+    if schedule is None:
+        text = _("Digest for <b>{title}</b>: off, every post is sent at once.")
+        return text.format(title=esc(title))
+    if schedule.mode is DigestMode.HOURLY:
+        return _("Digest for <b>{title}</b>: every hour.").format(title=esc(title))
+    text = _("Digest for <b>{title}</b>: every day at {time} ({zone}).")
+    return text.format(title=esc(title), time=schedule.at_text, zone=esc(zone))
+
+
+async def _show_digest(context: Context, slug: str) -> None:
+    def sentence(reader: Reader, feed: FeedView, seen: Overview, tr: Translator) -> str:
+        said = _digest_sentence(tr, feed.title, seen.digests.get(feed.id), seen.timezone)
+        return f"<code>{esc(feed.slug)}</code>: {said}"
+
+    await show_current(context, "digest", slug, sentence)
 
 
 # Declared once: the menu, /help, usage replies and the handlers' routes come from here.

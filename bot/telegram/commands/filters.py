@@ -16,7 +16,9 @@ from bot.core.rules.filters import FilterSyntaxError, describe, parse_filter
 from bot.core.text import shorten
 from bot.core.types import CategoryFilter, ParsedItem, Reader
 from bot.db.store import FeedView
+from bot.services.subscribing import Overview
 from bot.telegram.commands.common import not_subscribed, setting_command
+from bot.telegram.commands.current import show_current
 from bot.telegram.context import Context
 from bot.telegram.spec import Command
 
@@ -29,7 +31,7 @@ async def cmd_filter(update: Update, context: Context) -> None:
     if context.args_text.split(maxsplit=1)[:1] == ["all"]:
         await _chat_rules(context)
         return
-    cmd = await setting_command(context, "filter")
+    cmd = await setting_command(context, "filter", current=_show_filter)
     if cmd is None:
         return
     tr, feed, spec, chat_id = cmd.tr, cmd.feed, cmd.rest.strip(), context.chat_id
@@ -72,6 +74,21 @@ async def cmd_filter(update: Update, context: Context) -> None:
         )
         text += "\n" + note.format(names=esc(", ".join(unknown)))
     await context.reply(text + "\n\n" + await filter_test(context, feed))
+
+
+async def _show_filter(context: Context, slug: str) -> None:
+    def sentence(reader: Reader, feed: FeedView, _seen: Overview, tr: Translator) -> str:
+        text = tr.gettext("Filter for <b>{title}</b>: {filter}.").format(
+            title=esc(feed.title), filter=esc(describe(reader.categories, tr))
+        )
+        if reader.rules:
+            rules = tr.gettext("Rules for <b>{title}</b>: {rules}.").format(
+                title=esc(feed.title), rules=f"<code>{esc(' '.join(reader.rules))}</code>"
+            )
+            text = f"{text} {rules}"
+        return f"<code>{esc(feed.slug)}</code>: {text}"
+
+    await show_current(context, "filter", slug, sentence)
 
 
 async def _chat_rules(context: Context) -> None:

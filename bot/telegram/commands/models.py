@@ -6,12 +6,15 @@ then, and messages keep the extractive summary.
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
 from bot.core.lang import N_
 from bot.core.modes import SUMMARY
 from bot.telegram import texts
+from bot.telegram.buttons import Action, Button, encode
+from bot.telegram.commands.common import pressed
 from bot.telegram.commands.settings import set_mode_command
+from bot.telegram.commands.subscriptions import edit
 from bot.telegram.context import Context
 from bot.telegram.spec import Command
 
@@ -29,6 +32,12 @@ async def cmd_translate(update: Update, context: Context) -> None:
     if not await _model_configured(context) or not await context.may_change():
         return
     word = context.args_text.strip().lower()
+    if not word:
+        seen = await context.svc.subscriptions.overview(context.chat_id)
+        text = tr.gettext(texts.TRANSLATE_ON if seen.translate else texts.TRANSLATE_OFF)
+        usage = await context.usage("translate")
+        await context.reply(text + "\n\n" + usage, _translate_keys(seen.translate))
+        return
     if word not in ("on", "off"):
         await context.reply(await context.usage("translate"))
         return
@@ -36,6 +45,38 @@ async def cmd_translate(update: Update, context: Context) -> None:
     chat_id, on = context.chat_id, word == "on"
     await context.svc.chats.set_translate(chat_id, on=on)
     await context.reply(tr.gettext(texts.TRANSLATE_ON if on else texts.TRANSLATE_OFF))
+
+
+def _translate_keys(on: bool) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    f"✓ {word}" if (word == "on") == on else word,
+                    callback_data=encode(Button(Action.CHAT, setting="translate", value=word)),
+                )
+                for word in ("on", "off")
+            ]
+        ]
+    )
+
+
+async def on_chat_button(update: Update, context: Context) -> None:
+    """`on`/`off` pressed under a bare /translate: set it and redraw the answer."""
+    found = await pressed(update, context)
+    if found is None:
+        return
+    query, button = found
+    tr = await context.tr()
+    if button.setting != "translate" or button.value not in ("on", "off"):
+        await query.answer(tr.gettext(texts.BUTTON_EXPIRED))
+        return
+    await context.remember_chat()
+    on = button.value == "on"
+    await context.svc.chats.set_translate(context.chat_id, on=on)
+    text = tr.gettext(texts.TRANSLATE_ON if on else texts.TRANSLATE_OFF)
+    await edit(query, text + "\n\n" + await context.usage("translate"), _translate_keys(on))
+    await query.answer()
 
 
 async def _model_configured(context: Context) -> bool:

@@ -8,7 +8,7 @@ from zoneinfo import available_timezones
 
 from telegram import Update
 
-from bot.core.lang import N_, then
+from bot.core.lang import N_, Translator, then
 from bot.core.messages.escape import esc
 from bot.core.modes import EDITS, FORMAT, PREVIEW, SILENT, Mode
 from bot.core.rules.filters import (
@@ -17,8 +17,11 @@ from bot.core.rules.filters import (
     parse_keywords,
 )
 from bot.core.rules.quiet import QuietSyntaxError, parse_quiet
-from bot.core.types import KeywordFilter
+from bot.core.types import KeywordFilter, Reader
+from bot.db.store import FeedView
+from bot.services.subscribing import Overview
 from bot.telegram.commands.common import not_subscribed, pressed, setting_command
+from bot.telegram.commands.current import show_current, show_mode
 from bot.telegram.commands.filters import filter_test
 from bot.telegram.commands.subscriptions import current_list, edit
 from bot.telegram.context import Context
@@ -28,7 +31,7 @@ from bot.telegram.views import SWITCHES
 
 async def cmd_keywords(update: Update, context: Context) -> None:
     """/keywords SLUG WORD[, "TWO WORDS"…] | off"""
-    cmd = await setting_command(context, "keywords")
+    cmd = await setting_command(context, "keywords", current=_show_keywords)
     if cmd is None:
         return
     tr, feed, spec = cmd.tr, cmd.feed, cmd.rest
@@ -53,9 +56,21 @@ async def cmd_keywords(update: Update, context: Context) -> None:
         await context.reply(not_subscribed(feed, tr))
 
 
+async def _show_keywords(context: Context, slug: str) -> None:
+    def sentence(reader: Reader, feed: FeedView, _seen: Overview, tr: Translator) -> str:
+        text = tr.gettext("Keywords for <b>{title}</b>: {keywords}.")
+        shown = esc(describe_keywords(reader.keywords, tr))
+        said = text.format(title=esc(feed.title), keywords=shown)
+        return f"<code>{esc(feed.slug)}</code>: {said}"
+
+    await show_current(context, "keywords", slug, sentence)
+
+
 async def set_mode_command(context: Context, mode: Mode) -> None:
     """`/COMMAND FEED VALUE` for any mode of `core/modes.py`: checks, sets, replies."""
-    cmd = await setting_command(context, mode.command, lambda rest: mode.parse(rest) is not None)
+    cmd = await setting_command(
+        context, mode.command, lambda rest: mode.parse(rest) is not None, show_mode(mode)
+    )
     if cmd is None:
         return
     tr, feed, chat_id = cmd.tr, cmd.feed, context.chat_id
@@ -124,8 +139,13 @@ async def _pause(context: Context, *, paused: bool) -> None:
 
 
 async def cmd_timezone(update: Update, context: Context) -> None:
-    """/timezone ZONE"""
+    """/timezone ZONE; alone, the chat's zone."""
     tr = await context.tr()
+    if not context.args_text.strip():
+        seen = await context.svc.subscriptions.overview(context.chat_id)
+        text = tr.gettext("Time zone: {zone}.").format(zone=esc(seen.timezone))
+        await context.reply(text + "\n\n" + await context.usage("timezone"))
+        return
     if not await context.may_change():
         return
     name = known_zone(context.args_text)
@@ -156,11 +176,16 @@ def known_zone(text: str) -> str | None:
 
 async def cmd_quiet(update: Update, context: Context) -> None:
     """/quiet HH:MM-HH:MM | off: messages due in the window (this chat's time zone) are held
-    and delivered when it ends."""
+    and delivered when it ends. Alone: the chat's quiet hours."""
     tr = await context.tr()
+    text = context.args_text.strip()
+    if not text:
+        seen = await context.svc.subscriptions.overview(context.chat_id)
+        usage = await context.usage("quiet")
+        await context.reply(_quiet_sentence(tr, seen.quiet, seen.timezone) + "\n\n" + usage)
+        return
     if not await context.may_change():
         return
-    text = context.args_text.strip()
     if text.lower() == "off":
         window = None
     else:
@@ -172,14 +197,17 @@ async def cmd_quiet(update: Update, context: Context) -> None:
     await context.remember_chat()
     chat_id = context.chat_id
     zone = await context.svc.chats.set_quiet(chat_id, window)
+    await context.reply(_quiet_sentence(tr, window, zone))
+
+
+def _quiet_sentence(tr: Translator, window: str | None, zone: str) -> str:
     if window is None:
-        await context.reply(tr.gettext("Quiet hours off: messages arrive as they come."))
-        return
+        return tr.gettext("Quiet hours off: messages arrive as they come.")
     reply = tr.gettext(
         "Quiet hours {window} ({zone}): messages are held and delivered when they end, as a "
         "digest when there are more than a few. /quiet off to stop."
     )
-    await context.reply(reply.format(window=window, zone=esc(zone)))
+    return reply.format(window=window, zone=esc(zone))
 
 
 # Declared once: the menu, /help, usage replies and the handlers' routes come from here.

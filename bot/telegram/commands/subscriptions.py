@@ -86,7 +86,7 @@ async def current_list(
     if feed_id is not None:
         page = page_of(seen.subscriptions, feed_id)
     tr = await context.tr()
-    return list_view(seen.subscriptions, seen.paused, tr, page, seen.translate, seen.quiet)
+    return list_view(seen, tr, page)
 
 
 async def cmd_list(update: Update, context: Context) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -17,9 +18,22 @@ from bot.core.text import FINGERPRINT_VERSION
 from bot.core.types import Identity, ParsedItem, StoredItem
 from bot.db.store.articles import articles_of
 from bot.db.store.statements import columns, run, table
-from bot.db.tables import Delivery, FeedCategory, Item
+from bot.db.tables import Delivery, DeliveryStatus, FeedCategory, Item
 
+log = logging.getLogger(__name__)
 _ITEM = table(Item)
+_DELIVERY = table(Delivery)
+# An item some chat's message still waits on (to be sent, or held for a digest or quiet hours):
+# pruning keeps it, or the message would go with it unseen.
+_WAITING = (
+    sa_select(_DELIVERY.c.id)
+    .where(
+        _DELIVERY.c.item_id == _ITEM.c.id,
+        _DELIVERY.c.status.in_((DeliveryStatus.PENDING, DeliveryStatus.HELD)),
+    )
+    .correlate_except(_DELIVERY)  # the item outside; its own deliveries inside, always
+    .exists()
+)
 _STORED = columns(
     Item,
     "key title text fingerprint content_hash fingerprint_version link published_at canon_key"
@@ -46,7 +60,7 @@ _TOUCH_ITEMS = (
 _INSERT_ITEMS = insert(_ITEM)
 _ITEM_IDS = sa_select(_ITEM.c.key, _ITEM.c.id).where(_OF_FEED, _ITEM.c.key.in_(_KEYS))
 _GONE_CATEGORIES = sa_select(_ITEM.c.categories).where(
-    _OF_FEED, _ITEM.c.last_seen_at < bindparam("b_since")
+    _OF_FEED, _ITEM.c.last_seen_at < bindparam("b_since"), ~_WAITING
 )
 # A feed's stored items, and how many of them are absent since `b_since`: one read of its rows
 # tells whether a prune has anything to do (it rarely has).
@@ -60,10 +74,18 @@ _NEWEST = (
     .order_by(_ITEM.c.last_seen_at.desc(), _ITEM.c.first_seen_at.desc(), _ITEM.c.id.desc())
     .limit(bindparam("b_keep"))
 )
-_SURPLUS = sa_select(_ITEM.c.id, _ITEM.c.categories).where(
-    _OF_FEED,
-    _ITEM.c.last_seen_at < bindparam("b_seen"),
-    _ITEM.c.id.not_in(_NEWEST.scalar_subquery()),
+_SURPLUS = (
+    sa_select(_ITEM.c.id, _ITEM.c.categories, _WAITING)
+    .where(
+        _OF_FEED,
+        _ITEM.c.last_seen_at < bindparam("b_seen"),
+        _ITEM.c.id.not_in(_NEWEST.scalar_subquery()),
+    )
+    .order_by(_ITEM.c.last_seen_at.desc(), _ITEM.c.first_seen_at.desc(), _ITEM.c.id.desc())
+)
+_WAITING_COUNT = sa_select(func.count()).where(
+    _DELIVERY.c.item_id.in_(bindparam("b_ids", expanding=True)),
+    _DELIVERY.c.status.in_((DeliveryStatus.PENDING, DeliveryStatus.HELD)),
 )
 _NAMES: BindParameter[list[str]] = bindparam("b_names", expanding=True)
 _COUNTS = sa_select(_CATEGORY.c.name, _CATEGORY.c.count).where(
@@ -235,31 +257,49 @@ def prune_items(
 ) -> int:
     """Forget items absent from the feed for a long time, and past the newest `keep` ones
     the oldest absent from this poll's document (`seen_at`): one feed can store only so much,
-    however its items churn. Their deliveries and category counts go with them."""
+    however its items churn. Their deliveries and category counts go with them.
+
+    An item a message still waits on (pending, or held for a digest or quiet hours) is kept
+    until it goes, past `keep` by at most `keep` more (the newest of them); past that the
+    oldest go with their messages and a warning says how many (never silently)."""
     counted = tuple(run(session, _COUNT_ITEMS, {"b_feed": feed_id, "b_since": unseen_since}).one())
     stored, absent = int(counted[0]), int(counted[1])
     forgotten = 0
     if absent:
-        old_ids = select(Item.id).where(Item.feed_id == feed_id, Item.last_seen_at < unseen_since)
+        old = (col(Item.feed_id) == feed_id, col(Item.last_seen_at) < unseen_since, ~_WAITING)
         gone = run(session, _GONE_CATEGORIES, {"b_feed": feed_id, "b_since": unseen_since}).all()
         tally: Counter[str] = Counter()
         spelling: dict[str, str] = {}
         _tally(tally, spelling, [categories for (categories,) in gone], -1)
         _count_categories(session, feed_id, tally, spelling)
-        session.exec(delete(Delivery).where(col(Delivery.item_id).in_(old_ids)))
-        result = session.exec(
-            delete(Item).where(col(Item.feed_id) == feed_id, col(Item.last_seen_at) < unseen_since)
-        )
-        forgotten = int(result.rowcount or 0)
+        session.exec(delete(Delivery).where(col(Delivery.item_id).in_(select(Item.id).where(*old))))
+        forgotten = int(session.exec(delete(Item).where(*old)).rowcount or 0)
     if keep is None or seen_at is None or stored - forgotten <= keep:  # the usual case
         return forgotten
     params = {"b_feed": feed_id, "b_keep": keep, "b_seen": seen_at}
-    surplus: list[Any] = list(run(session, _SURPLUS, params).all())
-    ids = [row[0] for row in surplus]
+    surplus: list[Any] = list(run(session, _SURPLUS, params).all())  # newest first
+    waiting = [row[0] for row in surplus if row[2]]
+    spared = set(waiting[:keep])
+    lost = waiting[keep:]
+    gone_rows = [row for row in surplus if row[0] not in spared]
+    ids = [row[0] for row in gone_rows]
+    if lost:
+        messages = sum(
+            int(run(session, _WAITING_COUNT, {"b_ids": lost[n : n + 500]}).scalar_one())
+            for n in range(0, len(lost), 500)
+        )
+        log.warning(
+            "feed %d: %d waiting message(s) of %d post(s) dropped: more posts wait for their "
+            "messages than MAX_ITEMS_PER_FEED (%d) keeps",
+            feed_id,
+            messages,
+            len(lost),
+            keep,
+        )
     if ids:
         counts: Counter[str] = Counter()
         shown: dict[str, str] = {}
-        _tally(counts, shown, [list(row[1] or ()) for row in surplus], -1)
+        _tally(counts, shown, [list(row[1] or ()) for row in gone_rows], -1)
         _count_categories(session, feed_id, counts, shown)
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]

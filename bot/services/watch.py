@@ -52,9 +52,7 @@ class PostWatch:
         self._lock = asyncio.Lock()
 
     async def run(self) -> int:
-        """One round (skipped while one is under way); returns how many messages it queued."""
-        if self._lock.locked():
-            return 0
+        """One round (after the round under way, if any); returns how many messages it queued."""
         async with self._lock:
             now = self.clock()
             await run.write(self.engine, lambda s: followed.expire_follows(s, now=now))

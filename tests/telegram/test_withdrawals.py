@@ -89,7 +89,7 @@ async def test_a_withdrawn_post_is_told_once_and_back(
     assert text.startswith("<b>Withdrawn: this post is no longer on the site</b>\n<a href=")
     assert C.title in text
     assert reply_to == message_of(bot_api, CHAT, C.title)
-    assert len(feeds.hits(C.path())) == 2
+    assert len(feeds.hits(C.path())) >= 2  # then the withdrawn page is watched for its return
     await asyncio.sleep(RECHECK + 0.2)
     await cycle(bot, bot_api)
     assert len(notices(bot_api, CHAT)) == 1  # once
@@ -159,7 +159,7 @@ async def test_a_restart_keeps_the_pending_check_and_languages(
     async with running_bot(settings) as second:
         await cycle(second, bot_api)
         await cycle(second, bot_api)
-    assert len(feeds.hits(C.path())) == 2
+    assert len(feeds.hits(C.path())) >= 2  # then the withdrawn page is watched for its return
     ((spanish, _),) = notices(bot_api, SPANISH)
     ((chinese, _),) = notices(bot_api, CHINESE)
     assert spanish.startswith("<b>Retirada: esta entrada ya no está en el sitio</b>")

@@ -216,6 +216,9 @@ class Subscription(SQLModel, table=True):
     digest_at: str | None = Field(default=None, max_length=5, description="HH:MM, daily only")
     last_digest_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
+    # When the chat left the feed (None: subscribed). A left row routes nothing and counts for
+    # nothing; it keeps the chat's settings for a return (core/rules/leaving.py).
+    left_at: datetime | None = None
 
 
 class Delivery(SQLModel, table=True):

@@ -74,6 +74,10 @@ class Settings(BaseSettings):
     # A post that left its feed from between others and whose page answered 404/410 is checked
     # again this much later before chats hear it was withdrawn (at most a day).
     withdrawal_recheck_seconds: int = Field(default=21_600, ge=1, le=86_400)
+    # Leaving a feed: the answer's Undo works this long; the chat's settings for the feed are
+    # kept this long and come back on resubscribe (core/rules/leaving.py).
+    unsubscribe_undo_minutes: int = Field(default=10, ge=1, le=1440)
+    left_settings_days: int = Field(default=30, ge=1)
     # Who may add a feed by sending its address (/subscribe URL): everyone, or operators only.
     feed_adding: Literal["everyone", "operators"] = "everyone"
     max_feeds_per_user: int = Field(default=20, ge=0)

@@ -27,6 +27,7 @@ Chats and feeds:
 - `catalog`: the watched feeds (add, import, move, remove)
 - `discovery`: subscribe by address (a watched feed, a new feed, a page linking feeds)
 - `subscribing`: what a chat follows, and how
+- `leaving`: Undo after leaving a feed; left subscriptions forgotten after a while
 - `chats`: a chat's own settings
 - `follows`: following one post's changes (follow, stop, list)
 

@@ -17,12 +17,14 @@ from typing import Any
 
 from sqlmodel import Session
 
+from bot.core.rules.leaving import Keeping
 from bot.db import store
 from bot.db.reserve import disk_full, keep_reserve
 from bot.runtime import metrics
 from bot.runtime.clock import Clock, utcnow
 from bot.services.delivery import Deliverer
 from bot.services.digests import run_digests
+from bot.services.leaving import forget_left
 from bot.services.polling import Poller
 from bot.services.quiet import release_quiet
 from bot.services.scheduler import Scheduler
@@ -116,6 +118,10 @@ class Loops:
         await asyncio.to_thread(keep_reserve, engine)
         digests = await asyncio.to_thread(run_digests, engine)
         digests += await asyncio.to_thread(release_quiet, engine)
+        settings = self.poller.settings
+        keeping = Keeping(settings.unsubscribe_undo_minutes, settings.left_settings_days)
+        if forgotten := await forget_left(engine, keeping, self.clock()):
+            log.info("forgot %d subscriptions left over %d days ago", forgotten, keeping.keep_days)
         if digests:
             self.wake.set()
         await scheduler.refresh_pace()

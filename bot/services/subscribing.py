@@ -16,6 +16,7 @@ from bot.core.messages.digest import DigestSchedule
 from bot.core.modes import AnyMode, Mode
 from bot.core.rules.fields import reason
 from bot.core.rules.filters import unknown_categories
+from bot.core.rules.leaving import Keeping
 from bot.core.types import CategoryFilter, FeedInfo, KeywordFilter, ParsedItem, Reader
 from bot.db import store
 from bot.db.store import FeedView
@@ -27,8 +28,17 @@ from bot.services.outbox import plan_backlog
 
 class Subscribed(StrEnum):
     ADDED = "added"
+    RESTORED = "restored"  # followed again, with the settings it had when the chat left
     HAD = "had"  # the chat followed the feed already
     LIMIT = "limit"  # the chat follows as many feeds as it may
+
+
+@dataclass(frozen=True, slots=True)
+class Left:
+    """What leaving did: how many subscriptions ended, and when (what an Undo names)."""
+
+    count: int
+    at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +79,16 @@ class FilterTest:
 
 
 class Subscriptions:
-    def __init__(self, engine: Engine, *, max_per_chat: int, clock: Clock = utcnow) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        max_per_chat: int,
+        clock: Clock = utcnow,
+        keeping: Keeping | None = None,
+    ) -> None:
         self.engine, self.max_per_chat, self.clock = engine, max_per_chat, clock
+        self.keeping = keeping or Keeping()
 
     async def overview(self, chat_id: int) -> Overview:
         def work(session: Session) -> Overview:
@@ -106,21 +124,29 @@ class Subscriptions:
 
     async def subscribe(self, chat_id: int, feed_id: int, thread_id: int | None) -> Subscribed:
         """Follow a feed (in a forum topic: there), unless the chat is at its limit (checked in
-        the same transaction, so two commands at once cannot both pass)."""
+        the same transaction, so two commands at once cannot both pass). A subscription the
+        chat left within the keeping time comes back with its settings."""
+        kept_since = self.keeping.kept_since(self.clock())
 
         def work(session: Session) -> Subscribed:
             if store.count_subscriptions(session, chat_id=chat_id) >= self.max_per_chat:
                 return Subscribed.LIMIT
+            if store.rejoin(
+                session, chat_id=chat_id, feed_id=feed_id, thread_id=thread_id, since=kept_since
+            ):
+                return Subscribed.RESTORED
             added = store.subscribe(session, chat_id=chat_id, feed_id=feed_id, thread_id=thread_id)
             return Subscribed.ADDED if added else Subscribed.HAD
 
         return await run.write(self.engine, work)
 
-    async def unsubscribe(self, chat_id: int, feed_id: int | None) -> int:
-        """Leave one feed (None: every feed); how many subscriptions ended."""
-        return await run.write(
-            self.engine, lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed_id)
+    async def unsubscribe(self, chat_id: int, feed_id: int | None) -> Left:
+        """Leave one feed (None: every feed); the settings are kept (core/rules/leaving.py)."""
+        now = self.clock()
+        count = await run.write(
+            self.engine, lambda s: store.unsubscribe(s, chat_id=chat_id, feed_id=feed_id, now=now)
         )
+        return Left(count, now)
 
     async def queue_backlog(self, chat_id: int, feed_id: int, count: int) -> int:
         """Queue the newest `count` posts (oldest of them first) this chat has not had yet."""

@@ -31,6 +31,10 @@ class Action(StrEnum):
     UNFOLLOW = "unfollow"  # ✖ under /following (a post's id)
     MODE = "mode"  # a mode's values under its bare command (`/format FEED`)
     CHAT = "chat"  # a chat-wide setting's values under its bare command (`/translate`)
+    LEAVE = "leave"  # a feed to leave, under a bare /unsubscribe
+    KEEP = "keep"  # "Keep it" under a bare /unsubscribe's question
+    UNDO = "undo"  # Undo under "Unsubscribed from …"
+    UNDO_ALL = "undoall"  # Undo under "/unsubscribe all"'s answer (the feeds left together)
 
 
 # A mode's command, a feed, one of the mode's words (`core/modes.py`): nothing else decodes.
@@ -47,6 +51,7 @@ class Shape(Enum):
     PAGE = r"([0-9]{1,3})"
     MODE = _MODE  # command, feed, value
     SETTING = r"(translate):(on|off)"  # command, value
+    STAMP = r"([0-9]{1,12})"  # seconds since the epoch
 
 
 SHAPES: dict[Action, Shape] = {
@@ -63,10 +68,14 @@ SHAPES: dict[Action, Shape] = {
     Action.PAGE: Shape.PAGE,
     Action.MODE: Shape.MODE,
     Action.CHAT: Shape.SETTING,
+    Action.LEAVE: Shape.FEED,
+    Action.KEEP: Shape.FEED,
+    Action.UNDO: Shape.FEED,
+    Action.UNDO_ALL: Shape.STAMP,
 }
 # Buttons about one of the chat's subscriptions (checked to still exist before they act).
 ABOUT_A_SUBSCRIPTION = frozenset(
-    {Action.UNSUB, Action.EDITS, Action.PREVIEW, Action.BACKLOG, Action.MODE}
+    {Action.UNSUB, Action.EDITS, Action.PREVIEW, Action.BACKLOG, Action.MODE, Action.LEAVE}
 )
 _PATTERNS = {action: re.compile(shape.value, re.ASCII) for action, shape in SHAPES.items()}
 
@@ -75,7 +84,8 @@ _PATTERNS = {action: re.compile(shape.value, re.ASCII) for action, shape in SHAP
 class Button:
     action: Action
     feed_id: int = 0
-    count: int = 0  # backlog: how many posts; add: which of the offer's feeds; page: which
+    # backlog: how many posts; add: which of the offer's feeds; page: which; undoall: the stamp
+    count: int = 0
     language: str = ""
     token: str = ""  # add: the offer
     setting: str = ""  # mode, chat: the command whose value it sets
@@ -96,7 +106,7 @@ def encode(button: Button) -> str:
         rest = f"{button.feed_id}:{button.count}"
     elif shape is Shape.OFFER:
         rest = f"{button.token}:{button.count}"
-    elif shape is Shape.PAGE:
+    elif shape in (Shape.PAGE, Shape.STAMP):
         rest = str(button.count)
     elif shape is Shape.MODE:
         rest = f"{button.setting}:{button.feed_id}:{button.value}"
@@ -124,7 +134,7 @@ def decode(data: str | None) -> Button | None:
         return Button(action, feed_id=int(parts[0]), count=int(parts[1]))
     if shape is Shape.OFFER:
         return Button(action, count=int(parts[1]), token=parts[0])
-    if shape is Shape.PAGE:
+    if shape in (Shape.PAGE, Shape.STAMP):
         return Button(action, count=int(parts[0]))
     if shape is Shape.MODE:
         return Button(action, feed_id=int(parts[1]), setting=parts[0], value=parts[2])

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from bot.core.rules.leaving import Keeping
 from bot.runtime.clock import Clock, utcnow
 from bot.runtime.config import Settings
 from bot.services import run
@@ -20,6 +21,7 @@ from bot.services.chats import Chats
 from bot.services.delivery import Deliverer
 from bot.services.discovery import DiscoveryGate
 from bot.services.follows import Follows
+from bot.services.leaving import Returns
 from bot.services.loops import Loops
 from bot.services.polling import Poller
 from bot.services.subscribing import Subscriptions
@@ -80,8 +82,22 @@ class Shared:
 
     @property
     def subscriptions(self) -> Subscriptions:
-        limit = self.settings.max_subscriptions_per_chat
-        return Subscriptions(self.engine, max_per_chat=limit, clock=self.clock)
+        settings = self.settings
+        keeping = Keeping(settings.unsubscribe_undo_minutes, settings.left_settings_days)
+        return Subscriptions(
+            self.engine,
+            max_per_chat=settings.max_subscriptions_per_chat,
+            clock=self.clock,
+            keeping=keeping,
+        )
+
+    @property
+    def returns(self) -> Returns:
+        """Undo after leaving a feed (`services/leaving.py`)."""
+        settings = self.settings
+        keeping = Keeping(settings.unsubscribe_undo_minutes, settings.left_settings_days)
+        limit = settings.max_subscriptions_per_chat
+        return Returns(self.engine, max_per_chat=limit, keeping=keeping, clock=self.clock)
 
     async def read(self, work: Callable[[Session], T]) -> T:
         """What a handler shows, read in a worker thread. Handlers change state only through

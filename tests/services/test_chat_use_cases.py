@@ -41,7 +41,7 @@ async def test_subscribing_says_added_had_or_limit(engine: Engine) -> None:
     assert [feed.slug for _reader, feed in seen.subscriptions] == ["f0", "f1"]
     assert [reader.thread_id for reader, _feed in seen.subscriptions] == [None, 7]
     assert (seen.paused, seen.translate, seen.quiet) == (False, False, None)
-    assert await subs.unsubscribe(CHAT, None) == 2
+    assert (await subs.unsubscribe(CHAT, None)).count == 2
     assert await subs.subscribe(CHAT, third, None) is Subscribed.ADDED
 
 

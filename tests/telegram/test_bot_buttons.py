@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlmodel import Session, select
 
+from bot.db import store
 from bot.db.tables import Subscription
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
@@ -74,8 +75,9 @@ async def test_list_buttons_toggle_and_unsubscribe(bot: RunningBot, bot_api: Fak
             assert sub.preview_mode == state
     answer = await press(bot_api, row[0]["callback_data"])
     assert answer.get("text") == "Unsubscribed."
-    with Session(bot.engine) as session:
-        assert session.exec(select(Subscription)).all() == []
+    with Session(bot.engine) as session:  # left, its settings kept for a return
+        assert store.chat_subscriptions(session, chat_id=111) == []
+        assert session.exec(select(Subscription)).one().left_at is not None
 
 
 async def test_group_members_cannot_press_admin_buttons(

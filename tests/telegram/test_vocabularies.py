@@ -82,6 +82,7 @@ def test_every_button_action_has_a_shape_a_handler_and_a_round_trip() -> None:
         Action.BACKLOG: Button(Action.BACKLOG, feed_id=7, count=3),
         Action.MODE: Button(Action.MODE, feed_id=7, setting="edits", value="substantive"),
         Action.CHAT: Button(Action.CHAT, setting="translate", value="off"),
+        Action.UNDO_ALL: Button(Action.UNDO_ALL, count=1_796_300_000),
     }
     for action in Action:
         button = examples.get(action, Button(action, feed_id=42))

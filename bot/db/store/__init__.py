@@ -9,6 +9,7 @@ command), returning value objects (core types or the small ones defined here), n
 - `modeltexts`: what the operator's language model wrote, and who asks for it
 - `chats`: chats and their own settings
 - `subscriptions`: who follows what, with which filters; the fan-out's audience
+- `leaving`: subscriptions left but kept a while (Undo, settings back on resubscribe)
 - `outbox`: queued messages, from enqueue to sent
 - `follows`: posts chats follow, and what their pages said when last read
 - `withdrawals`: withdrawal checks of posts that left their feed from between others
@@ -83,6 +84,7 @@ from bot.db.store.leases import (
     release_leases,
     renew_chat,
 )
+from bot.db.store.leaving import forget_left, left_since, rejoin, restore
 from bot.db.store.modeltexts import (
     chat_translates,
     model_texts,
@@ -171,6 +173,7 @@ __all__ = [
     "feed_audience",
     "feed_by_id",
     "feed_states",
+    "forget_left",
     "get_feed",
     "get_feed_by_url",
     "get_state",
@@ -182,6 +185,7 @@ __all__ = [
     "item_ids",
     "known_keys",
     "latest_items",
+    "left_since",
     "list_feeds",
     "managed_chat",
     "mark_digested",
@@ -203,6 +207,7 @@ __all__ = [
     "quiet_chats",
     "quiet_held_ids",
     "read_poll",
+    "rejoin",
     "rekey_items",
     "release_chats",
     "release_held",
@@ -211,6 +216,7 @@ __all__ = [
     "rename_feed",
     "renew_chat",
     "reserve",
+    "restore",
     "save_articles",
     "save_model_texts",
     "set_chat_active",

@@ -115,7 +115,11 @@ def post_by_link(session: Session, *, links: list[str], chat_id: int) -> Post | 
     """The stored post at one of `links` (its spellings), from a feed the chat reads if any."""
     subscribed = (
         select(func.count())
-        .where(Subscription.chat_id == chat_id, Subscription.feed_id == Item.feed_id)
+        .where(
+            Subscription.chat_id == chat_id,
+            Subscription.feed_id == Item.feed_id,
+            col(Subscription.left_at).is_(None),
+        )
         .scalar_subquery()
     )
     row = session.execute(

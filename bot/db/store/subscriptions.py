@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, update
+from sqlalchemy import ColumnElement, bindparam, delete, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -31,34 +31,48 @@ from bot.db.store.feeds import FeedView, _view
 from bot.db.store.outbox import cancel_queued
 from bot.db.store.statements import run, table
 from bot.db.tables import Chat, Feed, Subscription
+from bot.runtime.clock import utcnow
 
 
 def subscribe(
     session: Session, *, chat_id: int, feed_id: int, thread_id: int | None = None
 ) -> bool:
-    """Subscribe (into a forum topic when `thread_id` is given); False when it already was."""
+    """Subscribe (into a forum topic when `thread_id` is given); False when it already was.
+    A left row not restored (`store.rejoin`) is replaced: its settings start afresh."""
     if _row(session, chat_id, feed_id) is not None:
         return False
+    session.exec(
+        delete(Subscription).where(
+            col(Subscription.chat_id) == chat_id,
+            col(Subscription.feed_id) == feed_id,
+            col(Subscription.left_at).is_not(None),
+        )
+    )
     session.add(Subscription(chat_id=chat_id, feed_id=feed_id, thread_id=thread_id))
     session.flush()
     return True
 
 
-def unsubscribe(session: Session, *, chat_id: int, feed_id: int | None) -> int:
-    """Remove one subscription, or all of a chat's when `feed_id` is None; return how many.
-    Whatever was queued for them is cancelled."""
-    query = select(Subscription).where(Subscription.chat_id == chat_id)
+def unsubscribe(
+    session: Session, *, chat_id: int, feed_id: int | None, now: datetime | None = None
+) -> int:
+    """Leave one subscription, or all of a chat's when `feed_id` is None; return how many.
+    The rows are marked left at `now`, settings kept (core/rules/leaving.py); whatever was
+    queued for them is cancelled."""
+    query = update(Subscription).where(_active(), col(Subscription.chat_id) == chat_id)
     if feed_id is not None:
-        query = query.where(Subscription.feed_id == feed_id)
-    subs = session.exec(query).all()
-    for sub in subs:
-        session.delete(sub)
+        query = query.where(col(Subscription.feed_id) == feed_id)
+    left = session.exec(query.values(left_at=now or utcnow())).rowcount
     cancel_queued(session, chat_id=chat_id, feed_id=feed_id)
-    return len(subs)
+    return int(left or 0)
 
 
 def count_subscriptions(session: Session, *, chat_id: int) -> int:
-    query = select(func.count()).select_from(Subscription).where(Subscription.chat_id == chat_id)
+    query = (
+        select(func.count())
+        .select_from(Subscription)
+        .where(Subscription.chat_id == chat_id, _active())
+    )
     return int(session.exec(query).one())
 
 
@@ -67,7 +81,7 @@ def chat_subscriptions(session: Session, *, chat_id: int) -> list[tuple[Reader, 
     rows = session.exec(
         select(Subscription, Feed)
         .join(Feed, col(Feed.id) == col(Subscription.feed_id))
-        .where(Subscription.chat_id == chat_id)
+        .where(Subscription.chat_id == chat_id, _active())
         .order_by(Feed.slug)
     ).all()
     return [(audience(sub), _view(feed)) for sub, feed in rows]
@@ -140,16 +154,25 @@ def set_digest(
     return _set(session, chat_id, feed_id, values)
 
 
+def _active() -> ColumnElement[bool]:
+    """Subscribed, not left (a left row only keeps settings: core/rules/leaving.py)."""
+    return col(Subscription.left_at).is_(None)
+
+
 def _row(session: Session, chat_id: int, feed_id: int) -> Subscription | None:
     return session.exec(
-        select(Subscription).where(Subscription.chat_id == chat_id, Subscription.feed_id == feed_id)
+        select(Subscription).where(
+            Subscription.chat_id == chat_id, Subscription.feed_id == feed_id, _active()
+        )
     ).first()
 
 
 def _set(session: Session, chat_id: int, feed_id: int, values: Mapping[str, object]) -> bool:
     result = session.exec(
         update(Subscription)
-        .where(col(Subscription.chat_id) == chat_id, col(Subscription.feed_id) == feed_id)
+        .where(
+            col(Subscription.chat_id) == chat_id, col(Subscription.feed_id) == feed_id, _active()
+        )
         .values(**values)
     )
     return bool(result.rowcount)
@@ -173,6 +196,7 @@ _AUDIENCE = (
     .join(_CHAT, _CHAT.c.id == _SUB.c.chat_id)
     .where(
         _SUB.c.feed_id == bindparam("b_feed"),
+        _SUB.c.left_at.is_(None),
         _CHAT.c.active.is_(True),
         _CHAT.c.paused.is_(False),
     )
@@ -254,6 +278,7 @@ def digest_subscriptions(session: Session) -> list[DigestSubscription]:
         .join(Feed, col(Feed.id) == col(Subscription.feed_id))
         .where(
             col(Subscription.digest).is_not(None),
+            _active(),
             col(Chat.active).is_(True),
             col(Chat.paused).is_(False),
         )

@@ -5,6 +5,7 @@
 - `start`: /start (and its deep links), /help, /feeds (+ operators' full-text switches)
 - `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ and
   /start's feed buttons)
+- `leaving`: /unsubscribe's question and answer, Undo (settings kept a while after leaving)
 - `adding`: /subscribe URL, a pasted link, the buttons of the feeds found at an address
 - `channels`: /channel (a channel managed from a private chat) and Telegram's chat picker
 - `filters`: /filter (categories, field rules, `all`, the filter test)
@@ -32,6 +33,7 @@ from bot.telegram.commands import (
     filters,
     follows,
     language,
+    leaving,
     models,
     operators,
     settings,
@@ -69,5 +71,9 @@ BUTTONS: dict[Action, Handler] = {
     Action.UNFOLLOW: follows.on_unfollow,
     Action.MODE: current.on_mode_button,
     Action.CHAT: models.on_chat_button,
+    Action.LEAVE: leaving.on_leave,
+    Action.KEEP: leaving.on_keep,
+    Action.UNDO: leaving.on_undo,
+    Action.UNDO_ALL: leaving.on_undo,
 }
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

@@ -8,9 +8,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
 
 from bot.core.lang import Translator
 from bot.core.messages.escape import esc
+from bot.core.messages.paging import split_message
+from bot.core.messages.render import TELEGRAM_LIMIT
 from bot.db import store
 from bot.db.store import FeedView
 from bot.services.subscribing import Subscribed
@@ -110,6 +114,12 @@ async def subscription_answer(
     if result is Subscribed.LIMIT:
         text = _("This chat already has {limit} subscriptions, the most allowed.")
         return text.format(limit=limit), None
+    if result is Subscribed.RESTORED:  # left within LEFT_SETTINGS_DAYS: its settings are back
+        text = _(
+            "Subscribed to <b>{title}</b> again, with the filters and settings this chat had "
+            "for it (see /list)."
+        )
+        return text.format(title=title), backlog_keyboard(feed.id, tr)
     if result is Subscribed.HAD:
         text = _("This chat is already subscribed to <b>{title}</b>.")
         return text.format(title=title), None
@@ -145,3 +155,13 @@ async def pressed(update: Update, context: Context) -> tuple[CallbackQuery, Butt
             await query.answer(tr.gettext(texts.BUTTON_EXPIRED))
             return None
     return query, button
+
+
+async def edit(query: CallbackQuery, text: str, keyboard: InlineKeyboardMarkup | None) -> None:
+    """Replace the message under the button; an edit cannot grow into two: keep what fits."""
+    if len(split_message(text)) > 1:
+        text = split_message(text, TELEGRAM_LIMIT - 2)[0] + "\n…"
+    try:
+        await query.edit_message_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
+    except BadRequest as exc:  # "message is not modified" and the like: nothing to do
+        log.debug("could not edit the message: %s", exc)

@@ -7,8 +7,7 @@ from telegram import Update
 from bot.core.lang import N_
 from bot.runtime.i18n import LANGUAGES, parse_choice, translator
 from bot.telegram import texts
-from bot.telegram.commands.common import pressed
-from bot.telegram.commands.subscriptions import edit
+from bot.telegram.commands.common import edit, pressed
 from bot.telegram.context import Context
 from bot.telegram.spec import Command
 from bot.telegram.views import language_keyboard

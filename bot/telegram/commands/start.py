@@ -11,7 +11,7 @@ from bot.core.polls.schedule import format_duration
 from bot.db import store
 from bot.telegram import help_screen, texts
 from bot.telegram.commands import adding, subscriptions
-from bot.telegram.commands.common import pressed
+from bot.telegram.commands.common import edit, pressed
 from bot.telegram.context import Context, example_feed
 from bot.telegram.spec import Command
 from bot.telegram.views import START_FEEDS, feed_keyboard, full_text_keyboard
@@ -119,7 +119,7 @@ async def on_full_text(update: Update, context: Context) -> None:
         await query.answer((await context.tr()).gettext(texts.FULL_TEXT_OPERATORS), show_alert=True)
         return
     await context.svc.catalog.toggle_full_text(button.feed_id)
-    await subscriptions.edit(query, *await feeds_view(context))
+    await edit(query, *await feeds_view(context))
     await query.answer()
 
 

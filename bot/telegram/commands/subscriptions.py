@@ -5,22 +5,24 @@ from __future__ import annotations
 
 import logging
 
-from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
-from telegram.constants import ParseMode
-from telegram.error import BadRequest
+from telegram import InlineKeyboardMarkup, Message, Update
 
 from bot.core.feeds.discover import looks_like_url
 from bot.core.feeds.opml import OpmlFeed, render_opml
 from bot.core.lang import N_
 from bot.core.messages.escape import esc
-from bot.core.messages.paging import split_message
-from bot.core.messages.render import TELEGRAM_LIMIT
 from bot.core.urls import shown_url
 from bot.db import store
 from bot.db.store import FeedView
 from bot.telegram import texts
-from bot.telegram.commands import adding
-from bot.telegram.commands.common import find_feed, pressed, subscription_answer, topic_of
+from bot.telegram.commands import adding, leaving
+from bot.telegram.commands.common import edit as edit  # settings.py's import of it
+from bot.telegram.commands.common import (
+    find_feed,
+    pressed,
+    subscription_answer,
+    topic_of,
+)
 from bot.telegram.context import Context
 from bot.telegram.spec import Command
 from bot.telegram.views import BACKLOG, list_view, page_of
@@ -46,36 +48,6 @@ async def cmd_subscribe(update: Update, context: Context) -> None:
 async def subscribe_to(context: Context, feed: FeedView, thread_id: int | None) -> None:
     """Subscribe the chat (a /subscribe, a deep link or a /start button) and say so."""
     await context.reply(*await subscription_answer(context, feed, thread_id))
-
-
-async def cmd_unsubscribe(update: Update, context: Context) -> None:
-    """/unsubscribe SLUG | all; alone, the chat's only subscription."""
-    tr = await context.tr()
-    if not await context.may_change():
-        return
-    arg, chat_id, svc = context.args_text, context.chat_id, context.svc
-    if not arg:  # with one subscription, it is the one meant (as /subscribe with one feed)
-        subs = await svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
-        if len(subs) != 1:
-            await context.reply(await context.usage("unsubscribe"))
-            return
-        arg = subs[0][1].slug
-    if arg.lower() == "all":
-        count = await svc.subscriptions.unsubscribe(chat_id, None)
-        text = tr.ngettext(
-            "Unsubscribed from {count} feed.", "Unsubscribed from {count} feeds.", count
-        )
-        await context.reply(text.format(count=count))
-        return
-    feed = await find_feed(context, arg, "unsubscribe")
-    if feed is None:
-        return
-    count = await svc.subscriptions.unsubscribe(chat_id, feed.id)
-    if count:
-        text = tr.gettext("Unsubscribed from <b>{title}</b>.")
-    else:
-        text = tr.gettext("This chat was not subscribed to <b>{title}</b>.")
-    await context.reply(text.format(title=esc(feed.title)))
 
 
 async def current_list(
@@ -204,16 +176,6 @@ async def on_list_page(update: Update, context: Context) -> None:
     await query.answer()
 
 
-async def edit(query: CallbackQuery, text: str, keyboard: InlineKeyboardMarkup | None) -> None:
-    """Replace the message under the button; an edit cannot grow into two: keep what fits."""
-    if len(split_message(text)) > 1:
-        text = split_message(text, TELEGRAM_LIMIT - 2)[0] + "\n…"
-    try:
-        await query.edit_message_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
-    except BadRequest as exc:  # "message is not modified" and the like: nothing to do
-        log.debug("could not edit the message: %s", exc)
-
-
 # Declared once: the menu, /help, usage replies and the handlers' routes come from here.
 COMMANDS = (
     Command(
@@ -227,7 +189,7 @@ COMMANDS = (
     ),
     Command(
         "unsubscribe",
-        cmd_unsubscribe,
+        leaving.cmd_unsubscribe,
         about=N_("stop a feed (or all)"),
         usage=N_("/unsubscribe <i>feed name</i> or /unsubscribe all"),
     ),

@@ -227,6 +227,7 @@ class Delivery(SQLModel, table=True):
     __table_args__ = (
         Index("ix_delivery_pending", "status", "next_attempt_at", "id"),
         Index("ix_delivery_queue", "status", "id"),  # due messages in order (claim_chats)
+        Index("ix_delivery_item_id", "item_id"),  # who was told about a post (told_about)
     )
 
     id: int | None = Field(default=None, primary_key=True)

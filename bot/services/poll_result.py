@@ -110,8 +110,11 @@ def decide_poll(
     plan = make_plan(known, result, raw, now, rules_of(settings))
     _log_plan(plan)
     most = settings.max_new_per_poll
-    fanout = route(plan.changes, known.audience, now, most) if plan.changes else Fanout((), most)
     edited = [c.item.key for c in plan.changes if c.kind is ChangeKind.EDITED]
+    told = store.told_about(session, feed_id=feed_id, keys=edited) if edited else None
+    fanout = (
+        route(plan.changes, known.audience, now, most, told) if plan.changes else Fanout((), most)
+    )
     found = followers(session, feed_id=feed_id, keys=edited, now=now) if edited else []
     return Decided(known, plan, fanout, tuple(found))
 

@@ -228,13 +228,13 @@ CASES = [
             ),
         ),
         edited=(W[6].title,),
-        shows=("The finest caught the most but clogged slowly.",),
+        shows=("The finest caught the most but clogged ~~quickly~~ slowly.",),
     ),
     Case(
         "chinese sentence edited",
         (g.atom(_edit(W, 1, paragraphs=(CJK_OLD,))), g.atom(_edit(W, 1, paragraphs=(CJK_NEW,)))),
         edited=(W[1].title,),
-        shows=("仍有三处只剩裸露的岩石。",),
+        shows=("仍有~~两~~ 三处只剩裸露的岩石。",),
         hides=("海带林重新长了出来。",),
     ),
     Case(

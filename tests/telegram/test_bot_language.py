@@ -195,7 +195,7 @@ async def test_notifications_and_digests_speak_each_chat_language(
         await ask(bot_api, "/subscribe lumen", chat_id, language=language)
     feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
     await cycle(bot, bot_api)
-    feeds.serve("/feed/", blog.rss(blog.edited_posts()))
+    feeds.serve("/feed/", blog.rss(blog.edited_corvid()))
     await cycle(bot, bot_api)
     expected: dict[int, tuple[str, str]] = {
         ENGLISH_CHAT: ("<b>Updated: ", "<b>Added:</b>"),
@@ -219,7 +219,7 @@ async def test_notifications_and_digests_speak_each_chat_language(
     # a Spanish digest
     await ask(bot_api, "/digest lumen hourly", SPANISH_CHAT, language="es")
     fresh = replace(blog.PUNE, guid="fresh", title="Nuevo encuentro", slug="nuevo-encuentro")
-    feeds.serve("/feed/", blog.rss((fresh, *blog.edited_posts())))
+    feeds.serve("/feed/", blog.rss((fresh, *blog.edited_corvid())))
     await cycle(bot, bot_api)
     later = datetime.now(UTC) + timedelta(hours=1, minutes=1)
     assert run_digests(bot.engine, clock=lambda: later) == 1

@@ -4,6 +4,7 @@ Bot API, end to end with the feed server."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 
@@ -80,7 +81,7 @@ async def test_preview_modes_per_subscription(
         "Messages from <b>Lumen Blog</b> now show no preview."
     )
     assert "no previews" in await ask(bot_api, "/list")
-    feeds.serve("/feed/", blog.rss(blog.edited_posts()))
+    feeds.serve("/feed/", blog.rss(blog.edited_corvid()))
     await cycle(bot, bot_api)
     (update,) = [s for s in bot_api.sent if s.chat_id == CHAT and s.text.startswith("<b>Upd")]
     assert update.params["link_preview_options"] == {"is_disabled": True}  # it has an image
@@ -96,9 +97,13 @@ async def test_pause_and_resume(bot: RunningBot, bot_api: FakeBotApi, feeds: Fee
     await cycle(bot, bot_api)
     assert titles(bot_api, CHAT) == []
     assert (await ask(bot_api, "/resume")).startswith("Resumed")
-    feeds.serve("/feed/", blog.rss(blog.edited_posts()))
+    feeds.serve("/feed/", blog.rss(blog.edited_corvid()))
     await cycle(bot, bot_api)
-    assert titles(bot_api, CHAT) == [f"Updated: {blog.GUIDE.title}"]
+    assert titles(bot_api, CHAT) == []  # an edit of a post it was not sent while paused
+    later = replace(blog.CORVID, guid="later-1", slug="later-post", title="A later post")
+    feeds.serve("/feed/", blog.rss((later, *blog.edited_corvid())))
+    await cycle(bot, bot_api)
+    assert titles(bot_api, CHAT) == ["A later post"]
 
 
 async def test_subscribe_inside_a_forum_topic_delivers_into_it(

@@ -25,6 +25,7 @@ TELEGRAM_LIMIT = 4096
 FULL_COLUMNS = 3400  # the whole post: what fits beside the title, byline and categories
 _TAG = re.compile(r"<[^>]+>")
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
+_STRUCK = re.compile(r"<s>(.*?)</s>", re.DOTALL)
 
 
 def render_change(
@@ -63,9 +64,11 @@ def telegram_length(message_html: str) -> int:
 
 
 def to_plain(message_html: str) -> str:
-    """The same message without markup, for the resend after Telegram refuses the HTML."""
+    """The same message without markup, for the resend after Telegram refuses the HTML: an
+    edit's struck-through words keep a mark of their own, ~~like this~~."""
     with_urls = _ANCHOR.sub(lambda m: f"{m.group(2)} ({m.group(1)})", message_html)
-    return html.unescape(_TAG.sub("", with_urls))
+    struck = _STRUCK.sub(lambda m: f"~~{m.group(1)}~~", with_urls)
+    return html.unescape(_TAG.sub("", struck))
 
 
 def _render(

@@ -15,7 +15,7 @@ and on the keywords when the texts are in (`Fanout.settled`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -90,9 +90,14 @@ class Fanout:
 
 
 def route(
-    changes: Sequence[Change], audience: Iterable[Reader], now: datetime | None, max_new: int
+    changes: Sequence[Change],
+    audience: Iterable[Reader],
+    now: datetime | None,
+    max_new: int,
+    told: Collection[tuple[int, str]] | None = None,
 ) -> Fanout:
-    """Each chat's part of these changes (rules checked once per chat and change)."""
+    """Each chat's part of these changes (rules checked once per chat and change). `told`:
+    the (chat, post key) pairs of chats told about each edited post; None: every chat was."""
     readers = [_quieted(reader, now) for reader in audience]
     waiting = [modelled(r) and not r.keywords.is_empty for r in readers]
     judged = [
@@ -101,7 +106,7 @@ def route(
     passed: list[list[Change]] = [[] for _ in readers]
     for change in changes:  # one post at a time, every chat: its folded text is reused
         for reader, kept in zip(judged, passed, strict=True):
-            if wants(reader, change):
+            if wants(reader, change) and saw(reader, change, told):
                 kept.append(change)
     routes = [
         replace(_flooded(reader, kept, max_new), waiting=wait)
@@ -111,6 +116,15 @@ def route(
         return Fanout(tuple(routes), max_new)
     new = _keys(c for c in changes if c.kind is ChangeKind.NEW)
     return Fanout((), max_new, tuple(new) if len(new) <= max_new else ())
+
+
+def saw(reader: Reader, change: Change, told: Collection[tuple[int, str]] | None) -> bool:
+    """An edit goes only to a chat told about its post. Why: its difference is against a
+    text the chat was shown; a chat that subscribed after the post would read "Removed: …" of
+    a sentence it never saw, as its first message about that post (issue 43)."""
+    if change.kind is not ChangeKind.EDITED or told is None:
+        return True
+    return (reader.chat_id, change.item.key) in told
 
 
 def modelled(reader: Reader) -> bool:

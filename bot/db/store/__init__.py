@@ -114,6 +114,7 @@ from bot.db.store.outbox import (
     quiet_chats,
     quiet_held_ids,
     release_held,
+    told_about,
 )
 from bot.db.store.polls import ModelKeys, read_poll, write_poll
 from bot.db.store.state import get_state, set_state
@@ -239,6 +240,7 @@ __all__ = [
     "subscribe",
     "toggle_full_text",
     "toggle_mode",
+    "told_about",
     "unsubscribe",
     "upsert_chat",
     "write_items",

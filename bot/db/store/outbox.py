@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, insert, update
 from sqlalchemy import select as sa_select
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from bot.core.messages.article import Article as ArticleValue
@@ -185,6 +186,46 @@ def mark_sent(connection: Connection, marks: Sequence[SentMark]) -> list[bool]:
 def _utc(when: datetime | None) -> datetime | None:
     """SQLite hands back naive UTC times, PostgreSQL aware ones."""
     return when.astimezone(UTC).replace(tzinfo=None) if when and when.tzinfo else when
+
+
+def told_about(session: Session, *, feed_id: int, keys: Sequence[str]) -> set[tuple[int, str]]:
+    """(chat, post key) for these posts of the feed and every chat that was told about them:
+    sent (or about to be sent, or held for a digest) a message about the post, or the flood
+    guard's list of the poll the post came in (that list names its last post only: posts of
+    one poll share their first-seen time). What an edit may be shown to (issue 43): a chat
+    that subscribed later never saw the text an edit's difference is against."""
+    if not keys:
+        return set()
+    told = (DeliveryStatus.FAILED, DeliveryStatus.CANCELLED)
+    about = (MessageKind.NEW, MessageKind.LIST, MessageKind.DIGEST)
+    direct = (
+        select(Delivery.chat_id, Item.key)
+        .join(Item, col(Item.id) == col(Delivery.item_id))
+        .where(
+            Item.feed_id == feed_id,
+            col(Item.key).in_(list(keys)),
+            col(Delivery.kind).in_(about),
+            col(Delivery.status).not_in(told),
+        )
+    )
+    listed = aliased(Item)
+    in_a_list = (
+        select(Delivery.chat_id, Item.key)
+        .join(listed, col(listed.id) == col(Delivery.item_id))
+        .join(
+            Item,
+            (col(Item.feed_id) == col(listed.feed_id))
+            & (col(Item.first_seen_at) == col(listed.first_seen_at)),
+        )
+        .where(
+            Item.feed_id == feed_id,
+            col(Item.key).in_(list(keys)),
+            Delivery.kind == MessageKind.LIST,
+            col(Delivery.status).not_in(told),
+        )
+    )
+    found = set(session.exec(direct).all()) | set(session.exec(in_a_list).all())
+    return {(int(chat), str(key)) for chat, key in found}
 
 
 def original_message_id(session: Session, *, chat_id: int, item_id: int) -> int | None:

@@ -156,3 +156,15 @@ def test_a_chat_gets_each_passing_post_once_alone_or_listed(
     else:
         assert one.changes == ()
     assert isinstance(fanout, Fanout) and fanout.max_new == max_new
+
+
+def test_an_edit_goes_only_to_chats_told_about_its_post() -> None:
+    """Issue 43: a chat that subscribed after a post never saw the text its edit is against."""
+    told, late = Reader(1), Reader(2)
+    changes = [edit(7), new(8)]
+    fanout = route(changes, [told, late], NOW, max_new=10, told={(1, "k7")})
+    assert [keys(r.changes) for r in fanout.routes] == [["k7", "k8"], ["k8"]]
+    everyone = route(changes, [told, late], NOW, max_new=10)  # nothing known: as before
+    assert [keys(r.changes) for r in everyone.routes] == [["k7", "k8"], ["k7", "k8"]]
+    nobody = route(changes, [told, late], NOW, max_new=10, told=set())
+    assert [keys(r.changes) for r in nobody.routes] == [["k8"], ["k8"]]

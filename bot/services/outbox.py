@@ -17,6 +17,7 @@ from bot.core.messages.digest import (
     render_digest,
     render_new_list,
 )
+from bot.core.messages.header import post_name
 from bot.core.messages.modeltext import ModelText, Written
 from bot.core.messages.notices import FOLLOW_LABEL
 from bot.core.messages.render import render_change
@@ -171,12 +172,14 @@ def plan_digest(held: list[HeldItem], reader: Reader, feed_title: str) -> list[O
     """One digest (split only past Telegram's limit) for what a period held."""
     entries = [
         DigestEntry(
-            h.title,
+            post_name(h.title, h.text, h.link),
             h.link,
             h.categories,
             updated=h.updated,
             item_id=h.item_id,
-            summary=one_line(summarize(h.html, h.text, limit=DIGEST_SUMMARY_COLUMNS)),
+            summary=one_line(
+                summarize(h.html, h.text, limit=DIGEST_SUMMARY_COLUMNS, title=h.title)
+            ),
         )
         for h in held
     ]

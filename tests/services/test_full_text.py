@@ -150,10 +150,11 @@ async def test_new_posts_are_summarised_from_their_articles_and_bad_pages_fall_b
     assert elapsed < WAIT + 1.5  # the wait, whatever the pages do
     sent = messages(engine)
     cranes, image = sent[CRANES.title]
-    assert CRANES.lede in cranes and CRANES.paragraphs[0].split(".")[0] in cranes
+    # under the article's image the summary takes about 8 phone lines (issue 42): the lede
+    assert CRANES.lede in cranes and "[…]" not in cranes
     assert image == site.base + "/img/cranes.jpg"  # the article's image: the feed had none
     orchard, _ = sent[ORCHARD.title]
-    assert ORCHARD.lede in orchard and ORCHARD.paragraphs[1][:40] in orchard
+    assert ORCHARD.lede in orchard and ORCHARD.paragraphs[0][:40] in orchard  # 12 lines
     for text in (cranes, orchard):
         assert not [word for word in FURNITURE if word in text], text
         assert "[…]" not in text and "appeared first on" not in text

@@ -3,6 +3,9 @@
 - `blocks`: a post's HTML as the blocks a reader sees
 - `boilerplate`: which opening blocks are the author's summary, the lede, or noise
 - `summary`: the summary a message shows
+- `sentences`: where sentences end, and how wide text is on a phone
+- `machinery`: lines that say nothing the title does not (sponsors, counters, labels…)
+- `header`: a message's name for the post, its author and the categories worth a line
 - `render`: a change → a Telegram message
 - `edit_render`: an edit's prefix and body under the message's header
 - `worddiff`: the changed words inside a changed sentence, marked

@@ -14,9 +14,12 @@ import unicodedata
 from collections.abc import Sequence
 
 from bot.core.messages.blocks import Block, Run, head_runs
+from bot.core.messages.machinery import substantive
+from bot.core.messages.sentences import sentence_ends
 from bot.core.text import words_of
 
 SUMMARY_WITHIN = 8  # the author's summary is among the first content blocks
+TEASER_CHARS = 160  # a one-sentence excerpt this short is a hook: the lede follows it
 _LABELS = frozenset(
     {"summary", "key takeaways", "takeaways", "key points", "in brief", "in short", "brief",
      "highlights", "at a glance", "the short version", "short version", "tl;dr", "tldr",
@@ -65,6 +68,13 @@ _DATE_ONLY = re.compile(
     r"\w*[\w ,.:\-/]{0,30}$",
     re.IGNORECASE,
 )
+# What makes a short line a date and not "1984 by Orwell" or "1983da3 refactoring": a month's
+# name or a numeric day (2026-09-08, 8/9/2026), or nothing but a year.
+_DATE_PART = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?![a-z])"
+    r"|\b\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b|^\d{4}$",
+    re.IGNORECASE,
+)
 _URL_ONLY = re.compile(r"^(?:https?://|www\.)\S+$", re.IGNORECASE)
 CUT_MARKS = re.compile(
     r"\s*(?:\[\s*(?:…|\.\.\.|&hellip;)\s*\]|…|\.\.\.|\(more…?\)|more\s*…|"
@@ -95,7 +105,13 @@ def is_noise(block: Block) -> bool:
         return True
     if len(text) <= 300 and _NOISE.match(text):
         return True
-    if len(text) <= 40 and _DATE_ONLY.match(text) and not text.endswith("."):
+    if (
+        block.kind != "li"  # no list item is dropped for how it starts ("1984 by Orwell")
+        and len(text) <= 40
+        and _DATE_ONLY.match(text)
+        and _DATE_PART.search(text)
+        and not text.endswith(".")
+    ):
         return True  # a date (the shape allows no other end mark): "Dec 3, 2026." is a sentence
     return _is_toc_entry(block)
 
@@ -124,8 +140,13 @@ def lede(blocks: Sequence[Block]) -> list[Block]:
     return out
 
 
-def author_summary(blocks: Sequence[Block], excerpt: Sequence[Block]) -> tuple[list[Block], bool]:
-    """The post's own summary (and whether the site cut it), or [] when it has none."""
+def author_summary(
+    blocks: Sequence[Block], excerpt: Sequence[Block], title: str = ""
+) -> tuple[list[Block], bool]:
+    """The post's own summary (and whether the site cut it), or [] when it has none. An
+    excerpt is the author's when it is not the body's first words nor cut by the site (the
+    item carries the full text, which says more), and says more than the title; a one-sentence
+    teaser is followed by the lede."""
     content = [b for b in blocks if not is_noise(b)]  # a caption's or code's TL;DR is theirs
     for index, block in enumerate(content[:SUMMARY_WITHIN]):
         text = _plain(block)
@@ -139,10 +160,27 @@ def author_summary(blocks: Sequence[Block], excerpt: Sequence[Block]) -> tuple[l
             following = _after_label(content[index + 1 :])
             if following:
                 return following, False
-    if excerpt and blocks and not _is_beginning(excerpt, blocks):
-        kept = [b for b in excerpt if not is_noise(b)]
+    if excerpt and blocks and not _is_beginning(excerpt, blocks) and not _site_cut(excerpt):
+        kept = substantive([b for b in excerpt if not is_noise(b)], title)
+        if is_teaser(kept):
+            said = {b.text for b in kept}
+            return kept + [b for b in substantive(lede(blocks), title) if b.text not in said], False
         return kept, looks_cut(kept)
     return [], False
+
+
+def _site_cut(excerpt: Sequence[Block]) -> bool:
+    """The excerpt ends with the site's cut ("…", "[…]", "Read more"): an automatic one."""
+    return bool(excerpt) and bool(CUT_MARKS.search(excerpt[-1].text.rstrip()))
+
+
+def is_teaser(blocks: Sequence[Block]) -> bool:
+    """One short sentence ("Raspberry Pi users might be even happier."): a hook, not the point."""
+    if len(blocks) != 1 or blocks[0].kind != "p":
+        return False
+    text = blocks[0].text.strip()
+    whole = not looks_cut(blocks)  # an excerpt cut mid-sentence is the site's, not a hook
+    return whole and len(sentence_ends(text)) == 1 and len(text) <= TEASER_CHARS
 
 
 def _after_label(rest: Sequence[Block]) -> list[Block]:

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from bot.core.lang import ENGLISH, N_, Translator, UserError
 from bot.core.messages.escape import esc, esc_attr
+from bot.core.messages.header import post_name, shown_categories
 from bot.core.messages.render import TELEGRAM_LIMIT, telegram_length
 from bot.core.text import shorten
 from bot.core.types import ParsedItem
@@ -117,8 +118,9 @@ def render_digest(
     units = []
     for entry in entries:
         lines = [f"• {_linked((updated if entry.updated else '') + entry.title, entry.link)}"]
-        if entry.categories:
-            shown = " · ".join(shorten(c, 60) for c in entry.categories[:5])
+        categories = shown_categories(entry.categories, entry.title, feed_title)
+        if categories:
+            shown = " · ".join(shorten(c, 60) for c in categories)
             lines.append(f"<i>{esc(shown)}</i>")
         if entry.summary:
             lines.append(entry.summary)
@@ -134,8 +136,11 @@ def one_line(summary: str, limit: int = DIGEST_SUMMARY_COLUMNS) -> str:
 
 
 def _linked(title: str, link: str | None) -> str:
-    shown = esc(shorten(title, 200))
-    return f'<a href="{esc_attr(link)}">{shown}</a>' if link else shown
+    """The linked name: an anchor always has text (the address when there is no name)."""
+    shown = esc(shorten(title, 200)) if title.strip() else ""
+    if not link:
+        return shown
+    return f'<a href="{esc_attr(link)}">{shown or esc(shorten(link, 200))}</a>'
 
 
 def render_new_list(
@@ -145,7 +150,7 @@ def render_new_list(
     other = tr.gettext("Other")
     groups: dict[str, list[DigestEntry]] = {}
     for item in items:
-        entry = DigestEntry(item.title, item.link, item.categories)
+        entry = DigestEntry(post_name(item.title, item.text, item.link), item.link, item.categories)
         groups.setdefault(item.categories[0] if item.categories else other, []).append(entry)
     head = tr.ngettext(
         "<b>{feed}</b> — {count} new post at once",

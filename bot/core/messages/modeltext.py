@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from bot.core.messages.summary import sentence_ends
+from bot.core.messages.sentences import sentence_ends
 from bot.core.modes import Format, SummaryMode
 from bot.core.text import clean_inline, shorten
 from bot.core.types import Change, ChangeKind, Reader

@@ -15,8 +15,15 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from bot.core.lang import ENGLISH, Translator
 from bot.core.messages.edit_render import edit_body, edit_notice, edit_prefix
 from bot.core.messages.escape import esc, esc_attr
+from bot.core.messages.header import post_name, shown_author, shown_categories
 from bot.core.messages.modeltext import ModelText
-from bot.core.messages.summary import MAX_COLUMNS, summarize, whole_post
+from bot.core.messages.summary import (
+    IMAGE_ROWS,
+    MAX_COLUMNS,
+    MAX_ROWS,
+    summarize,
+    whole_post,
+)
 from bot.core.modes import Format
 from bot.core.text import shorten
 from bot.core.types import Change, ChangeKind, FeedInfo
@@ -47,6 +54,11 @@ def render_change(
         if telegram_length(message) <= TELEGRAM_LIMIT or scale < 0.01:
             return message
         scale /= 2
+
+
+def more_line(tr: Translator) -> str:
+    """ "… and {n} more" in `tr`'s language, for the items a summary leaves out."""
+    return tr.ngettext("<i>… and {n} more</i>", "<i>… and {n} more</i>", 2)
 
 
 def local(moment: datetime, zone: str) -> datetime:
@@ -85,7 +97,8 @@ def _render(
     def budget(chars: int) -> int:
         return max(int(chars * scale), 20)
 
-    title = esc(shorten(item.title or tr.gettext("(untitled)"), budget(300)))
+    name = post_name(item.title, item.text, item.link) or tr.gettext("(untitled)")
+    title = esc(shorten(name, budget(300)))
     if item.link:
         title = f'<a href="{esc_attr(item.link)}">{title}</a>'
     prefix = ""
@@ -97,19 +110,20 @@ def _render(
     lines = [f"<b>{prefix}{title}</b>"]
     if model is not None and model.title:  # translated: the original title stays the link
         lines = [f"<b>{esc(shorten(model.title, budget(300)))}</b>", title]
-    byline = [shorten(feed.title or feed.slug, budget(100))]
-    if item.author:
-        byline.append(shorten(item.author, budget(100)))
+    source = feed.title or feed.slug
+    byline = [shorten(source, budget(100))]
+    author = shown_author(item.author, source, item.title)
+    if author:
+        byline.append(shorten(author, budget(100)))
     if item.published:
         byline.append(tr.format_date(local(item.published, zone)))
     lines.append(esc(" · ".join(byline)))
     if form is Format.TITLE and change.kind is ChangeKind.NEW:
         return "\n".join(lines)
-    if item.categories:
-        shown = [shorten(c, budget(50)) for c in item.categories[:10]]
-        more = len(item.categories) - len(shown)
-        tail = f" (+{more})" if more > 0 else ""
-        lines.append(f"<i>{esc(' · '.join(shown) + tail)}</i>")
+    categories = shown_categories(item.categories, item.title, source, item.author)
+    if categories:
+        shown = [shorten(c, budget(50)) for c in categories]
+        lines.append(f"<i>{esc(' · '.join(shown))}</i>")
     lines.append("")
     if change.kind is ChangeKind.EDITED and change.diff is not None:
         lines.extend(edit_body(change.diff, budget, tr, explained))
@@ -122,8 +136,16 @@ def _render(
     elif model is not None and model.summary:
         lines.append(esc(shorten(model.summary, budget(MAX_COLUMNS))))
     else:
-        limit = budget(MAX_COLUMNS)
-        summary = summarize(item.html, item.text, item.excerpt, full=item.full, limit=limit)
+        summary = summarize(
+            item.html,
+            item.text,
+            item.excerpt,
+            full=item.full,
+            limit=budget(MAX_COLUMNS),
+            title=item.title,
+            rows=IMAGE_ROWS if item.image else MAX_ROWS,
+            more=more_line(tr),
+        )
         if summary:
             lines.append(summary)
     return "\n".join(lines).rstrip()

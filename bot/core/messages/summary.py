@@ -20,84 +20,67 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
 from bot.core.messages.blocks import Block, Run, head_runs, read_blocks, text_blocks
 from bot.core.messages.boilerplate import author_summary, lede, looks_cut, without_cut_marks
 from bot.core.messages.escape import esc, esc_attr
+from bot.core.messages.machinery import idle, substantive
+from bot.core.messages.sentences import CJK_ENDS, CLOSERS, columns, sentence_ends
 from bot.core.urls import safe_link
 
 MAX_COLUMNS = 600
 MAX_SENTENCES = 3
-MAX_ITEMS = 8  # list items shown at most
+MAX_ITEMS = 5  # list items shown at most, then "… and N more"
+LINKS = 3  # inline links in a summary at most; the rest are shown as text
+ROW_COLUMNS = 38  # a phone's line in Telegram
+MAX_ROWS = 12  # a summary under the header, in phone lines: with it, one screen (20 lines)
+IMAGE_ROWS = 8  # under a large image, which takes the rest of the screen
+MORE = "<i>… and {n} more</i>"  # after the items shown (render passes it translated)
 WHOLE_BLOCKS = 400  # read for the whole post: past this, it is surely longer than a message
 STYLE_CHARS = 80  # bold or italic longer than this is shown plain (a whole bold paragraph)
 
-# Words before a "." that do not end a sentence.
-_ABBREVIATIONS = frozenset(
-    {"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "e.g", "i.e", "eg", "ie",
-     "u.s", "u.k", "u.n", "no", "nos", "nr", "fig", "figs", "vol", "vols", "inc", "ltd", "co",
-     "corp", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
-     "dec", "approx", "dept", "est", "ca", "cf", "al", "gen", "gov", "sen", "rep", "rev", "op",
-     "pp", "ed", "eds", "ph.d", "a.m", "p.m"}
-)  # fmt: skip
-_CJK_ENDS = "。！？"
-_CLOSERS = "\"'”’)]」』）】"
-_END = re.compile(rf"[.!?…]+[{re.escape(_CLOSERS)}]*(?=\s|$)|[{_CJK_ENDS}][{re.escape(_CLOSERS)}]*")
-_WORD_BEFORE = re.compile(r"([\w.]+)\.$")
 _TAGS = re.compile(r"<[^>]+>")
-
-
-def columns(text: str) -> int:
-    """Visible width: Chinese, Japanese and Korean characters take two columns."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def sentence_ends(text: str) -> list[int]:
-    """Offsets just after each sentence end in `text` (its end included)."""
-    ends: list[int] = []
-    for match in _END.finditer(text):
-        end = match.end()
-        if match.group().startswith(".") and not match.group().startswith("..."):
-            head = text[: match.start() + 1]
-            word = _WORD_BEFORE.search(head)
-            following = text[end:].lstrip()
-            if word is not None:
-                name = word.group(1).lower()
-                if name in _ABBREVIATIONS or (len(name) == 1 and name.isalpha()):
-                    continue
-            if following[:1].islower() or (
-                following[:1].isdigit()
-                and word is not None
-                and (word.group(1).lower() in ("no", "nos", "nr"))
-            ):
-                continue
-        ends.append(end)
-    if not ends or ends[-1] < len(text.rstrip()):
-        ends.append(len(text.rstrip()))
-    return ends
+_ANCHOR = re.compile(r'<a href="[^"]*">(.*?)</a>', re.DOTALL)
 
 
 @lru_cache(maxsize=512)
 def summarize(body_html: str, text: str = "", excerpt_html: str = "", *, full: bool = True,
-              limit: int = MAX_COLUMNS) -> str:  # fmt: skip
+              limit: int = MAX_COLUMNS, title: str = "", rows: int = MAX_ROWS,
+              more: str = MORE) -> str:  # fmt: skip
     """The summary as Telegram HTML (escaped, links checked), "" when the post has no words.
     `text`: the visible text, used when there is no HTML (an item read back from storage).
-    Cached: one computation per post, however many chats get it."""
+    `title`: what the summary need not repeat; `rows`: phone lines it may take; `more`: the
+    "… and {n} more" line in the chat's language. Cached: one computation per post and
+    language, however many chats get it."""
     blocks = read_blocks(body_html) if body_html.strip() else text_blocks(text)
     excerpt = read_blocks(excerpt_html) if excerpt_html.strip() else []
-    chosen, cut_by_site = author_summary(blocks, excerpt)
+    chosen, cut_by_site = author_summary(blocks, excerpt, title)
     if not chosen:
-        chosen = lede(blocks)
+        chosen = substantive(lede(blocks), title)
         cut_by_site = not full and looks_cut(chosen)
-    shown = compose(chosen, limit, cut_by_site=cut_by_site)[0]
+    shown = compose(chosen, limit, cut_by_site=cut_by_site, rows=rows, more=more)[0]
     if not shown:  # everything looked like furniture: its words beat an empty message
         captions = [b for b in blocks if b.kind == "caption"]  # an image post's own words
-        rest = captions or [b for b in blocks if b.kind not in ("pre", "h")]
-        shown = compose(rest, limit)[0]
-    return shown
+        rest = captions or [b for b in blocks if b.kind not in ("pre", "h") and not idle(b)]
+        shown = compose(rest, limit, rows=rows, more=more)[0]
+    if not shown:  # a description that is only a heading: the author's subtitle
+        subtitle = [Block("p", b.runs) for b in blocks if b.kind == "h"][:1]
+        shown = compose(subtitle, limit, rows=rows)[0]
+    return few_links(shown, LINKS)
+
+
+def few_links(rendered: str, most: int) -> str:
+    """The first `most` links of rendered HTML kept; later anchors become their text."""
+    count = 0
+
+    def keep(match: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return match.group(0) if count <= most else match.group(1)
+
+    return _ANCHOR.sub(keep, rendered)
 
 
 @lru_cache(maxsize=128)
@@ -106,7 +89,7 @@ def whole_post(body_html: str, text: str = "", *, limit: int = 3000) -> tuple[st
     in `limit` columns, and whether that is all of it (`/format FEED full`)."""
     most = WHOLE_BLOCKS
     read = read_blocks(body_html, most, limit * 4) if body_html.strip() else text_blocks(text)
-    shown, complete = compose(lede(read), limit, whole=True)
+    shown, complete = compose(substantive(lede(read)), limit, whole=True)
     return shown, complete and len(read) < most
 
 
@@ -116,29 +99,44 @@ def compose(
     *,
     cut_by_site: bool = False,
     whole: bool = False,
+    rows: int | None = None,
+    more: str = MORE,
 ) -> tuple[str, bool]:
     """Whole blocks while they fit, then whole sentences; never a heading or a line ending in
     ":" last. `cut_by_site`: the last block stops mid-sentence; only its whole sentences show.
-    `whole`: no count of sentences or items, only the limit. Returns the HTML and whether every
-    block was shown."""
+    `whole`: no count of sentences or items, only the limit. `rows`: phone lines at most
+    (`ROW_COLUMNS` wide, a blank line between paragraphs counted); a list that does not fit
+    ends with `more` ("… and N more"). Returns the HTML and whether every block was shown."""
     most_sentences = 10**6 if whole else MAX_SENTENCES
     most_items = 10**6 if whole else MAX_ITEMS
+    most_rows = 10**6 if rows is None else rows
     complete = True
     lines: list[tuple[Block, str]] = []  # (block, its HTML)
-    used = sentences = items = 0
+    used = sentences = items = used_rows = left = 0
     for index, block in enumerate(blocks):
         last = index == len(blocks) - 1
         runs = without_cut_marks(block.runs) if last and cut_by_site else block.runs
         text = "".join(run.text for run in runs)
         if not text.strip():
             continue
-        extra = _overhead(lines[-1][0] if lines else None, block)
+        previous = lines[-1][0] if lines else None
+        extra = _overhead(previous, block)
+        gap = 0 if previous is None or _close(previous, block) else 1
         if block.kind == "li":
-            if items >= most_items or used + extra + columns(text) > limit:
+            mark = extra - (2 if gap else 1 if previous is not None else 0)
+            following = not last and blocks[index + 1].kind == "li"
+            needed = gap + phone_rows(mark + columns(text)) + (1 if following else 0)
+            if (
+                items >= most_items
+                or used + extra + columns(text) > limit
+                or used_rows + needed > most_rows
+            ):
                 complete = False
+                left = _items_from(blocks, index) if items else 0
                 break
             lines.append((block, _render(runs)))
             used, items = used + extra + columns(text), items + 1
+            used_rows += needed - (1 if following else 0)
             continue
         if sentences >= most_sentences:
             complete = False
@@ -148,11 +146,17 @@ def compose(
         if dangling and len(ends) > 1:
             ends, dangling = ends[:-1], False  # the site's cut leaves a partial sentence
         room = limit - used - extra - (1 if dangling else 0)
-        fits = [e for e in ends if columns(text[:e]) <= room]
+        row_room = most_rows - used_rows - gap
+        fits = [
+            e
+            for e in ends
+            if columns(text[:e]) <= room and phone_rows(columns(text[:e]) + dangling) <= row_room
+        ]
         fits = fits[: max(most_sentences - sentences, 1)]
         if not fits:
             if not lines:  # the first sentence alone is too long: cut at a word
-                lines.append((block, _render(_cut_at_word(runs, limit))))
+                width = min(limit, most_rows * ROW_COLUMNS - ROW_COLUMNS // 2)
+                lines.append((block, _render(_cut_at_word(runs, width))))
             complete = False
             break
         cut = fits[-1]
@@ -161,13 +165,34 @@ def compose(
             shown = (*head_runs(runs, len(text.rstrip(" ,;:—-"))), Run("…"))
         lines.append((block, _render(shown)))
         used += extra + columns(text[:cut]) + (1 if dangling else 0)
+        used_rows += gap + phone_rows(columns(text[:cut]) + dangling)
         sentences += len(fits)
         if cut < len(text.rstrip()):
             complete = False
             break
     while lines and (lines[-1][0].kind == "h" or _shown_text(lines[-1][1]).endswith(":")):
         lines.pop()
-    return _join(lines), complete
+        left = 0
+    rendered = _join(lines)
+    tail = more.format(n=left)
+    if left and lines and lines[-1][0].kind == "li" and used + 1 + _width(tail) <= limit:
+        rendered += "\n" + tail
+    return rendered, complete
+
+
+def phone_rows(width: int) -> int:
+    """Lines a paragraph of `width` columns takes on a phone (at least one)."""
+    return max(1, -(-width // ROW_COLUMNS))
+
+
+def _items_from(blocks: Sequence[Block], index: int) -> int:
+    """How many list items follow from `index` in the same list."""
+    count = 0
+    for block in blocks[index:]:
+        if block.kind != "li":
+            break
+        count += 1
+    return count
 
 
 def _overhead(previous: Block | None, block: Block) -> int:
@@ -185,7 +210,11 @@ def _close(previous: Block, block: Block) -> bool:
 
 def _ends_sentence(text: str) -> bool:
     stripped = text.rstrip()
-    return bool(stripped) and stripped[-1] in ".!?…" + _CJK_ENDS + _CLOSERS
+    return bool(stripped) and stripped[-1] in ".!?…" + CJK_ENDS + CLOSERS
+
+
+def _width(rendered: str) -> int:
+    return columns(_shown_text(rendered))
 
 
 def _shown_text(rendered: str) -> str:

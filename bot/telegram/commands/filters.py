@@ -11,6 +11,7 @@ from telegram import Update
 
 from bot.core.lang import N_, Translator, then
 from bot.core.messages.escape import esc
+from bot.core.messages.header import post_name
 from bot.core.rules.fields import looks_like_rules, parse_rules, written
 from bot.core.rules.filters import FilterSyntaxError, describe, parse_filter
 from bot.core.text import shorten
@@ -130,7 +131,9 @@ async def filter_test(context: Context, feed: FeedView) -> str:
         )
     ]
     for item, why in verdicts:
-        title = esc(shorten(item.title or tr.gettext("(untitled)"), 70))
+        title = esc(
+            shorten(post_name(item.title, item.text, item.link) or tr.gettext("(untitled)"), 70)
+        )
         if why is None:
             lines.append(f"✓ {title}")
         else:

@@ -182,7 +182,7 @@ def test_the_prefix_is_cut_across_runs_and_keeps_the_rest_s_styles() -> None:
 
 
 def test_a_hand_written_excerpt_is_the_summary_and_says_whether_the_site_cut_it() -> None:
-    written = [p("A dog and a fox, and what they taught us.")]
+    written = [p("A dog and a fox, and what they taught us. Both were patient.")]
     assert author_summary(BODY, written) == (written, False)
     cut = [p("By Jane Doe"), p("A dog and a fox, and what they")]
     assert author_summary(BODY, cut) == ([cut[1]], True)
@@ -207,7 +207,7 @@ def test_an_excerpt_of_the_body_s_first_words_is_not_a_summary_of_its_own() -> N
 
 def test_only_the_body_s_first_forty_blocks_are_compared() -> None:
     fillers = [p(f"Filler {n}.") for n in range(40)]
-    late = p("A sentence far down the post.")
+    late = p("A sentence far down the post. It says more.")
     assert author_summary([*fillers, late], [late]) == ([late], False)
     assert author_summary([*fillers[:-1], late], [late]) == ([], False)
 

@@ -65,7 +65,7 @@ def test_a_digest_lists_each_post_once_with_its_categories_and_a_summary() -> No
         "Pune met.\n"
         "\n"
         '• <a href="https://x.example/a">A &lt;post&gt;</a>\n'
-        "<i>Announcements · Blog</i>\n"
+        "<i>Announcements</i>\n"
         "\n"
         "• Updated: C post"
     )

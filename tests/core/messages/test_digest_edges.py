@@ -118,25 +118,27 @@ def test_a_digest_that_lands_exactly_on_the_limit_is_one_message() -> None:
 
 def test_a_post_new_and_edited_in_one_period_is_listed_once_with_a_note() -> None:
     held = [
-        DigestEntry("Draft title", "https://q.example/1", ("Blog",), item_id=1),
-        DigestEntry("Other post", "https://q.example/2", ("Blog",), item_id=2),
-        DigestEntry("Final title", "https://q.example/1", ("Blog",), updated=True, item_id=1),
-        DigestEntry("Older post", "https://q.example/3", ("Blog",), updated=True, item_id=3),
-        DigestEntry("Older post, again", "https://q.example/3", ("Blog",), updated=True, item_id=3),
+        DigestEntry("Draft title", "https://q.example/1", ("Guides",), item_id=1),
+        DigestEntry("Other post", "https://q.example/2", ("Guides",), item_id=2),
+        DigestEntry("Final title", "https://q.example/1", ("Guides",), updated=True, item_id=1),
+        DigestEntry("Older post", "https://q.example/3", ("Guides",), updated=True, item_id=3),
+        DigestEntry(
+            "Older post, again", "https://q.example/3", ("Guides",), updated=True, item_id=3
+        ),
     ]
     (message,) = render_digest("Quillon", held)
     assert message.split("\n") == [
         "<b>Digest: Quillon</b> — 3 posts",
         "",
         '• <a href="https://q.example/1">Final title</a>',
-        "<i>Blog</i>",
+        "<i>Guides</i>",
         "↳ <i>edited since it was posted</i>",
         "",
         '• <a href="https://q.example/2">Other post</a>',
-        "<i>Blog</i>",
+        "<i>Guides</i>",
         "",
         '• <a href="https://q.example/3">Updated: Older post, again</a>',
-        "<i>Blog</i>",
+        "<i>Guides</i>",
     ]
 
 

@@ -125,7 +125,7 @@ def test_snapshot_of_the_corvid_membership_message() -> None:
         '<b><a href="https://blog.lumen.example/corvid-labs-joins-as-platinum-member/">'
         "Corvid Labs Joins the Lumen Foundation as a Platinum Member</a></b>\n"
         "Lumen Blog · Lumen Foundation · 8 Sep 2026\n"
-        "<i>Announcements · Blog</i>\n"
+        "<i>Announcements</i>\n"
         "\n"
         "Corvid Labs designs accelerator chips for training and inference.\n"
         "\n"  # paragraphs stay apart (issue 25)
@@ -144,7 +144,7 @@ def test_snapshot_of_an_edit_message() -> None:
         '<b>Updated: <a href="https://blog.lumen.example/guide-to-accelerators-at-lumenconf-2026/">'
         "Your Guide to Accelerators and Infrastructure at LumenConf 2026</a></b>\n"
         "Lumen Blog · Lumen Foundation · 4 Sep 2026\n"
-        "<i>Blog · Events</i>\n"
+        "<i>Events</i>\n"
         "\n"
         "<i>A paragraph added: “Registration closes on 1 October, and student tickets are…” "
         "(and 1 more change)</i>\n"

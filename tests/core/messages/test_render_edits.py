@@ -59,13 +59,11 @@ def test_byline_budgets_are_100_each() -> None:
     assert new(item(), FeedInfo("slug-only", ""))[1] == "slug-only"
 
 
-def test_at_most_ten_categories_of_50_characters_then_a_count() -> None:
+def test_at_most_four_categories_of_50_characters() -> None:
+    """Issue 42: one phone line of categories, not ten tags and a count."""
     eleven = tuple(f"c{n:02}" for n in range(11))
-    assert new(item(categories=eleven))[2] == f"<i>{' · '.join(eleven[:10])} (+1)</i>"
-    twelve = (*eleven, "c11")
-    assert new(item(categories=twelve))[2].endswith(" (+2)</i>")
-    ten = eleven[:10]
-    assert new(item(categories=ten))[2] == f"<i>{' · '.join(ten)}</i>"
+    assert new(item(categories=eleven))[2] == f"<i>{' · '.join(eleven[:4])}</i>"
+    assert new(item(categories=eleven[:3]))[2] == f"<i>{' · '.join(eleven[:3])}</i>"
     assert new(item(categories=("k" * 50, "k" * 51)))[2] == f"<i>{'k' * 50} · {'k' * 48}…</i>"
 
 
@@ -168,7 +166,7 @@ def test_a_message_that_starts_far_too_long_shrinks_until_it_fits() -> None:
     assert (
         lines[0] == f'<b>Updated: <a href="https://q.example/">{shorten(emoji * 300, 75)}</a></b>'
     )
-    assert lines[2] == "<i>" + " · ".join(shorten(c, 20) for c in categories) + "</i>"
+    assert lines[2] == "<i>" + " · ".join(shorten(c, 20) for c in categories[:4]) + "</i>"
     assert lines[-1].startswith("<i>… and ") and lines[-1].endswith(" more</i>")
 
 
@@ -193,14 +191,14 @@ def test_lone_surrogates_become_replacement_characters() -> None:
 def test_a_message_of_exactly_4096_units_is_sent_whole() -> None:
     emoji = "😀"
     categories = tuple(f"{n}{emoji * 49}" for n in range(10))
-    it = item(title=emoji * 300, author=emoji * 100, categories=categories)
+    it = item(title=emoji * 300, author="a" + emoji * 99, categories=categories)
 
     def message(filler: int) -> str:
-        diff = TextDiff(added=(emoji * 400, emoji * 400, emoji * 25, "x" * filler))
+        diff = TextDiff(added=(emoji * 400, emoji * 400, emoji * 325, "x" * filler))
         return render_change(Change(ChangeKind.EDITED, it, diff), FeedInfo("s", emoji * 100))
 
     room = TELEGRAM_LIMIT - telegram_length(message(1)) + 1  # (an empty last line is trimmed)
-    assert 0 < room < 400  # the filler is not cut, and the added text stays within 1500
+    assert 0 < room < 375  # the filler is not cut, and the added text stays within 1500
     exact = message(room)
     assert telegram_length(exact) == TELEGRAM_LIMIT
     assert exact.startswith(f"<b>Updated: {emoji * 300}</b>")  # the first pass, not shrunk

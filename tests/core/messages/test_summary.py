@@ -14,7 +14,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.messages.summary import MAX_COLUMNS, columns, sentence_ends, summarize
+from bot.core.messages.sentences import columns, sentence_ends
+from bot.core.messages.summary import MAX_COLUMNS, summarize
 from tests.support.telegram_html import assert_valid_telegram_html
 
 _TAG = re.compile(r"<[^>]+>")
@@ -79,7 +80,7 @@ def test_a_hand_written_excerpt_wins_over_the_lede() -> None:
     """Ghost's custom excerpt and WordPress's manual excerpt: a description that is not the
     body's first words."""
     body = "<p>It was a cold morning in March when the first bug report came in.</p>"
-    excerpt = "How a one-line fix cut our cloud bill in half."
+    excerpt = "How a one-line fix cut our cloud bill in half. It took a week to find."
     assert check(summarize(body, excerpt_html=excerpt)) == excerpt
 
 
@@ -211,7 +212,8 @@ def test_a_short_post_is_sent_whole_and_a_colon_line_is_never_last() -> None:
         + "</ul>"
     )
     summary = check(summarize(post))
-    assert summary.startswith("Here is what changed:\n• ") and summary.count("• ") == 2
+    assert summary.startswith("Here is what changed:\n• ") and summary.count("• ") == 1
+    assert summary.endswith("\n<i>… and 4 more</i>")  # 200 columns take six phone lines
     only_intro = "<p>Here is what changed:</p><ul><li>" + "y " * 400 + "</li></ul>"
     assert summarize(only_intro) == ""
 

@@ -15,7 +15,7 @@ SNAPSHOTS = {
     MEMBERSHIP.key: (
         '<b><a href="https://blog.lumen.example/corvid-labs-premier-member/">Corvid Labs Joins the Lumen Foundation as a Premier Member</a></b>\n'
         "Lumen Blog · Lumen Foundation · 8 Sep 2026\n"
-        "<i>Announcements · Blog</i>\n"
+        "<i>Announcements</i>\n"
         "\n"
         "Corvid Labs, which designs accelerator chips for training and inference, has joined the Lumen Foundation as a Premier member.\n"
         "\n"
@@ -24,7 +24,7 @@ SNAPSHOTS = {
     PRESS_RELEASE.key: (
         '<b><a href="https://blog.lumen.example/lisbon-open-model-stack/">Acme Compute, Borealis AI and Corvid Labs Meet in Lisbon to Grow the Open Model Stack</a></b>\n'
         "Lumen Blog · Lumen Foundation · 8 Sep 2026\n"
-        "<i>Announcements · Blog · Press Release</i>\n"
+        "<i>Announcements · Press Release</i>\n"
         "\n"
         "• Acme Compute and Corvid Labs joined the Lumen Foundation as Premier members.\n"
         "• Borealis AI joined as a General member.\n"
@@ -33,7 +33,7 @@ SNAPSHOTS = {
     COMMUNITY.key: (
         '<b><a href="https://blog.lumen.example/pune-meetup/">Lumen × Sprocket in Pune: Training the Next Wave of Compiler Contributors</a></b>\n'
         "Lumen Blog · Priya Raman · 7 Sep 2026\n"
-        "<i>Blog · Community</i>\n"
+        "<i>Community</i>\n"
         "\n"
         "More than two hundred engineers met in Pune for talks and hands-on labs, and twelve first-time contributors landed their first compiler patches."
     ),

@@ -1,0 +1,92 @@
+"""A message's header: what the post is called, who wrote it, and the few categories that help.
+
+Read by eye (issue 42): untitled posts (Mastodon, micro-blogs) arrived as "(untitled)" or, in
+the flood list and the digest, as an empty anchor that cannot be tapped; bylines repeated the
+feed ("DC Rainmaker · DC Rainmaker") or showed "(noreply@blogger.com)"; categories ran to ten
+tags with "Uncategorized", "Blog" on every post, status tags ("Done"), iTunes keyword lists and
+tags that repeat the title. Each takes a phone line and tells the reader nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+NAME_CHARS = 80  # an untitled post's name: its first words, about one phone line and a half
+MAX_CATEGORIES = 4
+_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMPTY_BRACKETS = re.compile(r"\(\s*\)|<\s*>|\[\s*\]")
+# Tags every post of a blog carries, or that say where a post is in a workflow: not its topic.
+_GENERIC = frozenset(
+    {"uncategorized", "uncategorised", "sin categoría", "sin categoria", "non classé",
+     "non classe", "sem categoria", "未分类", "未分類", "general", "blog", "blogs", "post",
+     "posts", "article", "articles", "misc", "miscellaneous", "other", "others", "default",
+     "featured", "home", "main", "all", "news", "noticias", "update", "updates",
+     "done", "open", "closed", "draft", "published", "fixed", "resolved", "wontfix",
+     "won't fix", "in progress", "todo", "to do", "new", "duplicate", "invalid", "status",
+     "podcast", "podcasts", "episode", "episodes", "video", "videos"}
+)  # fmt: skip
+
+
+def post_name(title: str, text: str = "", link: str | None = None) -> str:
+    """The title, else the post's first words (a Mastodon status, a micro-blog note), else its
+    address: never empty while there is anything to show."""
+    if title.strip():
+        return title.strip()
+    words = " ".join(_URL.sub(" ", text).split())
+    if words:
+        return _first_words(words, NAME_CHARS)
+    return link or ""
+
+
+def _first_words(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:—-") + "…"
+
+
+def shown_author(author: str | None, feed_title: str, title: str = "") -> str | None:
+    """The author without e-mail addresses (Blogger's "noreply@blogger.com (Name)"), or None
+    when nothing is left or it repeats the feed's name or the title."""
+    if not author:
+        return None
+    name = _EMPTY_BRACKETS.sub(" ", _EMAIL.sub(" ", author))
+    name = " ".join(name.split()).strip(" ,;·-()")
+    folded = _fold(name)
+    if not folded or folded in (_fold(feed_title), _fold(title)):
+        return None
+    return name
+
+
+def shown_categories(
+    categories: Sequence[str], title: str = "", feed_title: str = "", author: str | None = None
+) -> list[str]:
+    """At most `MAX_CATEGORIES`, without the generic or status tags, keyword lists (iTunes),
+    or tags that repeat the title, the feed's name or the author."""
+    repeated = {_fold(feed_title), _fold(author or "")}
+    title_words = f" {_fold(title)} "
+    out: list[str] = []
+    for category in categories:
+        folded = _fold(category)
+        if not folded or folded in _GENERIC or folded in repeated:
+            continue
+        if category.count(",") >= 2 or f" {folded} " in title_words:
+            continue
+        if folded not in (_fold(c) for c in out):
+            out.append(category.strip())
+        if len(out) == MAX_CATEGORIES:
+            break
+    return out
+
+
+def _fold(text: str) -> str:
+    """Case, width and punctuation folded ("DC Rainmaker" = "dc-rainmaker"); a name of
+    symbols only (emoji) is compared as it is."""
+    plain = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(re.sub(r"[^\w'’]+", " ", plain).split()) or " ".join(plain.split())

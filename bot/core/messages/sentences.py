@@ -1,0 +1,54 @@
+"""Where sentences end, and how wide text is on a phone (CJK characters take two columns).
+
+A summary is cut only where a sentence ends: "Sept.", "e.g.", "U.S.", "No. 5", initials and
+decimals are not ends; a paragraph's end is; Chinese and Japanese sentences end at 。！？ with no
+space after them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Words before a "." that do not end a sentence.
+_ABBREVIATIONS = frozenset(
+    {"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "e.g", "i.e", "eg", "ie",
+     "u.s", "u.k", "u.n", "no", "nos", "nr", "fig", "figs", "vol", "vols", "inc", "ltd", "co",
+     "corp", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+     "dec", "approx", "dept", "est", "ca", "cf", "al", "gen", "gov", "sen", "rep", "rev", "op",
+     "pp", "ed", "eds", "ph.d", "a.m", "p.m"}
+)  # fmt: skip
+CJK_ENDS = "。！？"
+CLOSERS = "\"'”’)]」』）】"
+_END = re.compile(rf"[.!?…]+[{re.escape(CLOSERS)}]*(?=\s|$)|[{CJK_ENDS}][{re.escape(CLOSERS)}]*")
+_WORD_BEFORE = re.compile(r"([\w.]+)\.$")
+
+
+def columns(text: str) -> int:
+    """Visible width: Chinese, Japanese and Korean characters take two columns."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def sentence_ends(text: str) -> list[int]:
+    """Offsets just after each sentence end in `text` (its end included)."""
+    ends: list[int] = []
+    for match in _END.finditer(text):
+        end = match.end()
+        if match.group().startswith(".") and not match.group().startswith("..."):
+            head = text[: match.start() + 1]
+            word = _WORD_BEFORE.search(head)
+            following = text[end:].lstrip()
+            if word is not None:
+                name = word.group(1).lower()
+                if name in _ABBREVIATIONS or (len(name) == 1 and name.isalpha()):
+                    continue
+            if following[:1].islower() or (
+                following[:1].isdigit()
+                and word is not None
+                and (word.group(1).lower() in ("no", "nos", "nr"))
+            ):
+                continue
+        ends.append(end)
+    if not ends or ends[-1] < len(text.rstrip()):
+        ends.append(len(text.rstrip()))
+    return ends

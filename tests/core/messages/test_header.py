@@ -1,0 +1,100 @@
+"""A message's header (issue 42): an untitled post is named by its first words everywhere
+(single message, flood list, digest), never an empty anchor nor "(untitled)"; the author is
+left out when it repeats the feed or the title, addresses stripped; at most 4 categories
+without the generic, status, keyword-list or repeated ones."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.core.messages.digest import DigestEntry, render_digest, render_new_list
+from bot.core.messages.header import (
+    MAX_CATEGORIES,
+    NAME_CHARS,
+    post_name,
+    shown_author,
+    shown_categories,
+)
+from bot.core.messages.render import render_change
+from bot.core.modes import Format
+from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
+from tests.support.telegram_html import assert_valid_telegram_html
+
+_ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
+TOOT = (
+    "Went to the harbour at dawn to count the herons, and there were eleven of them "
+    "standing in a row like a committee."
+)
+
+
+def toot(n: int = 1) -> ParsedItem:
+    return ParsedItem(
+        f"k{n}", "", f"https://social.example/@ana/{n}", None, None, (), TOOT,
+        "f", 0, html=f"<p>{TOOT}</p>",
+    )  # fmt: skip
+
+
+def test_an_untitled_post_is_named_by_its_first_words() -> None:
+    name = post_name("", TOOT)
+    assert name.startswith("Went to the harbour at dawn") and name.endswith("…")
+    assert len(name) <= NAME_CHARS
+    assert post_name("", "See https://x.example/a now") == "See now"
+    assert post_name("  ", "", "https://social.example/@ana/1") == "https://social.example/@ana/1"
+    assert post_name("Real title", TOOT) == "Real title"
+
+
+def test_untitled_posts_have_a_tappable_name_in_every_message() -> None:
+    single = render_change(Change(ChangeKind.NEW, toot()), FeedInfo("ana", "Ana"))
+    assert single.startswith('<b><a href="https://social.example/@ana/1">Went to the harbour')
+    assert "(untitled)" not in single
+    (flood,) = render_new_list("Ana", [toot(1), toot(2)])
+    (digest,) = render_digest("Ana", [DigestEntry("", "https://social.example/@ana/3", ())])
+    for message in (single, flood, digest):
+        assert_valid_telegram_html(message)
+        anchors = _ANCHOR.findall(message)
+        assert anchors and all(inner.strip() for _, inner in anchors)
+    assert "Went to the harbour" in flood
+    assert ">https://social.example/@ana/3</a>" in digest
+
+
+def test_the_author_is_left_out_when_it_repeats_the_feed_or_the_title() -> None:
+    assert shown_author("Rain Maker", "Rain Maker") is None
+    assert shown_author("rain-maker", "Rain Maker") is None
+    assert shown_author("Kestrel 4.2", "Blog", "Kestrel 4.2") is None
+    assert shown_author("noreply@blogger.com (Ana Ruiz)", "Blog") == "Ana Ruiz"
+    assert shown_author("Ana Ruiz (noreply@blogger.com)", "Blog") == "Ana Ruiz"
+    assert shown_author("noreply@blogger.com", "Blog") is None
+    assert shown_author("Ana Ruiz", "Blog") == "Ana Ruiz"
+    item = ParsedItem("k", "Post", None, "Rain Maker", None, (), "Hi.", "f", 0)
+    message = render_change(Change(ChangeKind.NEW, item), FeedInfo("rm", "Rain Maker"))
+    assert message.split("\n")[1] == "Rain Maker"
+
+
+def test_at_most_four_categories_without_generic_status_or_repeated_ones() -> None:
+    tags = (
+        "Uncategorized", "Sin categoría", "Blog", "Done", "Rust", "rust",
+        "apple, iphone, podcast, tech", "Kestrel", "Tooling", "Releases", "Linux", "Boats",
+    )  # fmt: skip
+    shown = shown_categories(tags, title="Kestrel 4.2 is out", feed_title="Notes")
+    assert shown == ["Rust", "Tooling", "Releases", "Linux"]
+    assert len(shown) <= MAX_CATEGORIES == 4
+    assert shown_categories(("Notes", "Ana", "Maps"), feed_title="Notes", author="Ana") == ["Maps"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=40), st.text(max_size=200), st.booleans())
+def test_every_message_has_an_href_to_the_post_and_no_empty_anchor(
+    title: str, text: str, linked: bool
+) -> None:
+    link = "https://blog.example/p/1" if linked else None
+    item = ParsedItem("k", title.strip(), link, None, None, (), text, "f", 0)
+    for form in Format:
+        message = render_change(Change(ChangeKind.NEW, item), FeedInfo("b", "B"), form=form)
+        assert_valid_telegram_html(message)
+        anchors = _ANCHOR.findall(message)
+        assert all(inner.strip() for _, inner in anchors)
+        if linked:
+            assert anchors and anchors[0][0] == link

@@ -1,0 +1,213 @@
+"""A summary adds something to the title (issue 42): the machinery that opens real posts
+(aggregator lines, sponsors, series intros, greetings, labels, link lists, sentences that only
+repeat the title) is skipped for the next substantive sentence. Fixtures are our own text in
+the shapes real feeds have (Hacker News, Reddit, Slashdot, Blogger, newsletters, podcasts,
+Ghost, deals posts, GitHub releases)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from bot.core.messages.blocks import Block, Run
+from bot.core.messages.machinery import is_link_list, is_machinery, repeats_title, substantive
+from bot.core.messages.summary import summarize
+from tests.support.telegram_html import assert_valid_telegram_html
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def visible(summary: str) -> str:
+    assert_valid_telegram_html(summary)
+    return html.unescape(_TAG.sub("", summary))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Article URL: https://tools.example/2026/09/fast-grep",
+        "Comments URL: https://news.example/item?id=4242",
+        "Points: 336",
+        "# Comments: 118",
+        "submitted by /u/quill_writer to r/selfhosted",
+        "[link] [comments]",
+        "[1143 comments]",
+        "This issue is brought to you by Lanternly, the calm way to ship.",
+        "Today's sponsor: Parcelbox keeps your deliveries dry.",
+        "This week in Rust tooling:",
+        "Related: How we cut our build time in half",
+        "You might also like",
+        "Click here to read the full interview.",
+        "Dear Kestrel fans and users,",
+        "Hi everyone!",
+        "This is another post in our Testing on the Fjord series.",
+        "A version of this post originally appeared in the Station Bulletin.",
+        "You can download a printer-friendly version to hang in your office.",
+        "Tags: rust, cli, release",
+        "Follow-up: the shop owner wrote back.",
+        "Show notes:",
+        "Use code FJORD20 for 20% off your first box.",
+        "Source: https://wire.example/story/42",
+    ],
+)
+def test_machinery_lines(line: str) -> None:
+    assert is_machinery(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The council approved the bridge on Tuesday.",
+        "Previously, the firm sold only to schools.",
+        "Hello Kitty's maker reported record sales.",
+        "1983da3 refactoring: continue",
+        "1984 by Orwell",
+        "Points are awarded for each bug fixed, and the top finder wins a trip.",
+        "The festival was sponsored by the city for the first time, " + "and " * 100 + "more.",
+    ],
+)
+def test_content_is_not_machinery(line: str) -> None:
+    assert not is_machinery(line)
+
+
+def test_hacker_news_items_show_no_aggregator_lines() -> None:
+    body = (
+        '<p>Article URL: <a href="https://tools.example/grep">https://tools.example/grep</a></p>'
+        '<p>Comments URL: <a href="https://news.example/item?id=1">https://news.example/item?id=1</a></p>'
+        "<p>Points: 336</p><p># Comments: 118</p>"
+    )
+    assert summarize(body, full=False, title="A faster grep") == ""
+
+
+def test_reddit_submitted_by_and_counters_are_skipped() -> None:
+    body = (
+        '<table><tr><td><div class="md"><p>I moved my photo library to a small home server and '
+        "it now backs up every night.</p></div> submitted by "
+        '<a href="https://social.example/user/quill">/u/quill</a> to '
+        '<a href="https://social.example/r/selfhosted">r/selfhosted</a><br>'
+        '<span><a href="https://social.example/x">[link]</a></span> '
+        '<span><a href="https://social.example/y">[comments]</a></span></td></tr></table>'
+    )
+    shown = visible(summarize(body, full=False, title="My photo server"))
+    assert (
+        shown == "I moved my photo library to a small home server and it now backs up every night."
+    )
+
+
+def test_slashdot_submission_reaches_the_news() -> None:
+    body = (
+        "<p>Ana Ruiz reports: Lighthouses along the coast have guided ships for two centuries. "
+        "Keepers once lived in them all year. The Fjord Lighthouse Board said on Monday it will "
+        "switch off the last three staffed lighthouses in March. Automated beacons replace "
+        "them.</p>"
+    )
+    shown = visible(
+        summarize(body, full=False, title="Fjord Board Switches Off Its Last Staffed Lighthouses")
+    )
+    assert shown.startswith("The Fjord Lighthouse Board said on Monday")
+    assert "reports:" not in shown
+
+
+def test_blogger_series_intro_is_skipped_for_the_point() -> None:
+    body = (
+        "<p>This is another post in our Testing on the Fjord series. A version of this post "
+        "originally appeared in the Station Bulletin. You can download a printer-friendly "
+        "version to hang in your office.</p>"
+        "<p>Flaky tests cost us more review time than any other kind of failure. Quarantining "
+        "them within an hour halved the waiting.</p>"
+    )
+    shown = visible(summarize(body, title="Quarantine your flaky tests"))
+    assert shown == (
+        "Flaky tests cost us more review time than any other kind of failure. Quarantining "
+        "them within an hour halved the waiting."
+    )
+
+
+def test_newsletter_sponsor_and_this_week_lines_do_not_use_the_budget() -> None:
+    body = (
+        "<p>This issue is brought to you by Lanternly, the calm way to ship.</p>"
+        "<p>This week in Rust tooling:</p>"
+        "<p>The borrow checker got faster. Cargo learned to resume downloads. Clippy has "
+        "twelve new lints.</p>"
+    )
+    shown = visible(summarize(body, title="Tooling weekly 42"))
+    assert shown == (
+        "The borrow checker got faster. Cargo learned to resume downloads. Clippy has twelve "
+        "new lints."
+    )
+
+
+def test_a_greeting_does_not_open_a_release_post() -> None:
+    body = "<p>Dear Kestrel fans and users,</p><p>Kestrel 4.2 is out with a new timeline.</p>"
+    assert (
+        visible(summarize(body, title="Kestrel 4.2")) == "Kestrel 4.2 is out with a new timeline."
+    )
+
+
+def test_a_cross_promotion_paragraph_of_links_is_skipped() -> None:
+    links = "".join(f'<a href="https://deals.example/{n}">Deal {n}</a>, ' for n in range(6))
+    body = f"<p>More deals: {links}</p><p>The tablet is down to its lowest price yet.</p>"
+    shown = visible(summarize(body, title="Tablet deal"))
+    assert shown == "The tablet is down to its lowest price yet."
+
+
+def test_show_note_link_lists_are_skipped() -> None:
+    items = "".join(
+        f'<li><a href="https://pod.example/{n}">Link title {n}</a></li>' for n in range(8)
+    )
+    body = (
+        f"<p>We talk about repairing old radios with a restorer.</p><p>Links:</p><ul>{items}</ul>"
+    )
+    shown = visible(summarize(body, title="Episode 12"))
+    assert shown == "We talk about repairing old radios with a restorer."
+    assert is_link_list(Block("li", (Run("Link title", "https://pod.example/1"),)))
+    assert not is_link_list(
+        Block("li", (Run("e26e750", "https://git.example/c"), Run(" fix: tests")))
+    )
+
+
+def test_a_sentence_that_only_repeats_the_title_is_skipped() -> None:
+    assert repeats_title("Kestrel 4.2 released!", "Kestrel 4.2 Released")
+    assert not repeats_title("Kestrel 4.2 released with a new timeline.", "Kestrel 4.2 Released")
+    body = "<p>Kestrel 4.2 released! It brings a new timeline and faster export.</p>"
+    assert visible(summarize(body, title="Kestrel 4.2 Released")) == (
+        "It brings a new timeline and faster export."
+    )
+
+
+def test_labels_are_never_a_summary_line_or_item() -> None:
+    body = "<p>We fixed the sync bug.</p><p>Tags: sync, bugs</p><ul><li>Follow-up: none</li></ul>"
+    assert visible(summarize(body)) == "We fixed the sync bug."
+
+
+def test_list_items_are_never_dropped_for_how_they_start() -> None:
+    body = (
+        "<ul><li>1983da3 refactoring: continue</li><li>1984 by Orwell</li>"
+        "<li>2026-09-08 notes</li><li>Sep 8 talk</li></ul>"
+    )
+    shown = visible(summarize(body))
+    for item in (
+        "1983da3 refactoring: continue",
+        "1984 by Orwell",
+        "2026-09-08 notes",
+        "Sep 8 talk",
+    ):
+        assert f"• {item}" in shown
+
+
+def test_substantive_keeps_styles_and_links_of_kept_sentences() -> None:
+    block = Block(
+        "p",
+        (
+            Run("Hi all! "),
+            Run("The release", bold=True),
+            Run(" is on the "),
+            Run("site", "https://k.example/"),
+            Run("."),
+        ),
+    )
+    (kept,) = substantive([block])
+    assert kept.text == "The release is on the site."
+    assert kept.runs[0].bold and kept.runs[2].href == "https://k.example/"

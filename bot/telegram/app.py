@@ -34,7 +34,7 @@ from bot.services.wiring import make_fetcher, worker_identity
 from bot.telegram import commands
 from bot.telegram.budget import SharedRateLimiter, buckets_for
 from bot.telegram.buttons import route
-from bot.telegram.commands import adding, channels, membership, operators, start
+from bot.telegram.commands import adding, channels, importing, membership, operators, start
 from bot.telegram.context import Context, load_managed, throttle
 from bot.telegram.guard import ChatOrderedProcessor, Guard
 from bot.telegram.messenger import TelegramMessenger
@@ -130,7 +130,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
         MessageHandler(filters.TEXT & ~filters.COMMAND & private, adding.on_pasted_address)
     )
     application.add_handler(
-        MessageHandler(filters.Document.ALL & filters.ChatType.PRIVATE, operators.on_document)
+        MessageHandler(filters.Document.ALL & filters.UpdateType.MESSAGE, importing.on_document)
     )
     application.add_handler(MessageHandler(filters.COMMAND & private, start.on_other_text))
     application.add_error_handler(membership.on_error)

@@ -75,9 +75,11 @@ async def test_an_opml_import_runs_in_the_background_with_one_progress_message(
     await bot_api.wait_for(lambda: any("Importing" in t for t in bot_api.texts(OPERATOR)))
     await answered_quickly(bot_api, OTHER)
     await bot_api.wait_for(
-        lambda: any(t.startswith("Imported 2 feeds") for t in bot_api.shown(OPERATOR)), timeout=10
+        lambda: any(t.startswith("<b>OPML import</b>") for t in bot_api.shown(OPERATOR)),
+        timeout=10,
     )
-    final = next(t for t in bot_api.shown(OPERATOR) if t.startswith("Imported"))
-    assert "Imported 2 feeds, 0 already watched, 1 failed." in final
-    assert "<code>one</code>" in final and "<code>two</code>" in final and "timed out" in final
+    final = next(t for t in bot_api.shown(OPERATOR) if t.startswith("<b>OPML import</b>"))
+    assert "<b>OPML import</b>: 2 subscribed, 0 already subscribed, 1 refused." in final
+    assert "<b>One</b>: subscribed" in final and "<b>Two</b>: subscribed" in final
+    assert "That site did not answer in time" in final
     assert len([t for t in bot_api.texts(OPERATOR) if "Importing" in t]) == 1  # one message

@@ -5,6 +5,7 @@
 - `start`: /start (and its deep links), /help, /feeds (+ operators' full-text switches)
 - `subscriptions`: /subscribe, /unsubscribe, /list, /categories, /export (+ backlog, ✖ and
   /start's feed buttons)
+- `importing`: an OPML file sent in any chat: its feeds checked like pasted links, subscribed
 - `leaving`: /unsubscribe's question and answer, Undo (settings kept a while after leaving)
 - `adding`: /subscribe URL, a pasted link, the buttons of the feeds found at an address
 - `channels`: /channel (a channel managed from a private chat) and Telegram's chat picker
@@ -16,7 +17,7 @@
 - `digests`: /digest
 - `follows`: /follow, /following (+ "Follow changes" under a post, ✖ under /following)
 - `language`: /language (+ its buttons)
-- `operators`: /addfeed, /removefeed, OPML files (operators only)
+- `operators`: /addfeed, /removefeed (operators only)
 - `membership`: the bot added or removed, group upgrades, the error handler
 - `current`: what a setting command says alone (the value, how to change it, buttons)
 - `common`: what several areas' handlers share (feed lookup, admin checks, replies)

@@ -14,6 +14,7 @@ from bot.core.lang import Translator
 from bot.core.messages.escape import esc
 from bot.core.urls import shown_url
 from bot.db import store
+from bot.db.store import FeedView
 from bot.services.catalog import AddError, AddLimits, AlreadyWatched, FeedAddError
 from bot.services.discovery import Discovery, Option
 from bot.telegram import background, help_screen, texts
@@ -111,46 +112,58 @@ async def find(context: Context, text: str, tr: Translator) -> list[Option] | st
 async def take(context: Context, option: Option, thread_id: int | None) -> background.Answer:
     """Subscribe the chat to the option's feed, adding the feed first when it is new."""
     tr = await context.tr()
-    feed, note = option.feed, ""
-    if feed is None:
-        if not may_add(context):
-            return context.decorate(tr.gettext(texts.ADDING_CLOSED))
-        settings = context.svc.settings
-        per_user = None if context.is_operator else settings.max_feeds_per_user
-        limits = AddLimits(settings.max_feeds, per_user)
-        catalog, user_id = context.svc.catalog, context.actor_id
-        try:
-            if option.result is not None and option.raw is not None:
-                outcome = await catalog.add_fetched(
-                    option.url,
-                    option.result,
-                    option.raw,
-                    trusted=False,
-                    added_by=user_id,
-                    limits=limits,
-                )
-            else:
-                outcome = await catalog.add_feed(
-                    option.url, trusted=False, added_by=user_id, limits=limits
-                )
-        except AlreadyWatched:  # added meanwhile by someone else: just subscribe
-            outcome = None
-        except FeedAddError as exc:
-            log.info("chat %s: could not add a feed: %s", context.chat_id, exc)
-            return context.decorate(explain(exc, context, tr))
-        if outcome is not None:
-            slug = outcome.slug
-            feed = await context.svc.read(lambda s: store.get_feed(s, slug=slug))
-            text = tr.gettext(texts.NEW_FEED)
-            note = text.format(title=esc(outcome.feed_title), slug=esc(outcome.slug)) + "\n\n"
-            log.info("user %s added the feed %s from chat %s", user_id, slug, context.chat_id)
-        else:
-            known = await Discovery(catalog).watched(option.url)
-            feed = known.feed if known is not None else None
-        if feed is None:  # removed again in the meantime
-            return context.decorate(tr.gettext(texts.FEED_ERRORS[AddError.UNREACHABLE]))
+    try:
+        feed, note = await watch(context, option, tr)
+    except AddingClosed:
+        return context.decorate(tr.gettext(texts.ADDING_CLOSED))
+    except FeedAddError as exc:
+        log.info("chat %s: could not add a feed: %s", context.chat_id, exc)
+        return context.decorate(explain(exc, context, tr))
     text, keyboard = await subscription_answer(context, feed, thread_id)
     return context.decorate(note + text), keyboard
+
+
+class AddingClosed(Exception):
+    """The feed is new and only operators add feeds here (FEED_ADDING=operators)."""
+
+
+async def watch(context: Context, option: Option, tr: Translator) -> tuple[FeedView, str]:
+    """The option's feed, added first when it is new (within MAX_FEEDS and, for anyone but an
+    operator, MAX_FEEDS_PER_USER), and the note that says so ("" when it was watched).
+    Raises `AddingClosed`, or `FeedAddError` whose kind is what the chat is told."""
+    if option.feed is not None:
+        return option.feed, ""
+    if not may_add(context):
+        raise AddingClosed
+    settings = context.svc.settings
+    per_user = None if context.is_operator else settings.max_feeds_per_user
+    limits = AddLimits(settings.max_feeds, per_user)
+    catalog, user_id = context.svc.catalog, context.actor_id
+    try:
+        if option.result is not None and option.raw is not None:
+            outcome = await catalog.add_fetched(
+                option.url, option.result, option.raw, trusted=False, added_by=user_id,
+                limits=limits,
+            )  # fmt: skip
+        else:
+            outcome = await catalog.add_feed(
+                option.url, trusted=False, added_by=user_id, limits=limits
+            )
+    except AlreadyWatched:  # added meanwhile by someone else: just subscribe
+        outcome = None
+    feed, note = None, ""
+    if outcome is not None:
+        slug = outcome.slug
+        feed = await context.svc.read(lambda s: store.get_feed(s, slug=slug))
+        text = tr.gettext(texts.NEW_FEED)
+        note = text.format(title=esc(outcome.feed_title), slug=esc(outcome.slug)) + "\n\n"
+        log.info("user %s added the feed %s from chat %s", user_id, slug, context.chat_id)
+    else:
+        known = await Discovery(catalog).watched(option.url)
+        feed = known.feed if known is not None else None
+    if feed is None:  # removed again in the meantime
+        raise FeedAddError("the feed was removed meanwhile", AddError.UNREACHABLE)
+    return feed, note
 
 
 def offer(

@@ -1,6 +1,7 @@
-"""Operators (`BOT_ADMIN_IDS`) manage the watched feeds: /addfeed, /removefeed, and an OPML file
-sent in a private chat. `app.py` routes only operators here (`filters.User`); everyone else
-gets `refuse`. Fetching runs in the background so command handling never waits for it."""
+"""Operators (`BOT_ADMIN_IDS`) manage the watched feeds: /addfeed, /removefeed. `app.py` routes
+only operators here (`filters.User`); everyone else gets `refuse`. Fetching runs in the
+background so command handling never waits for it. (An OPML file is anyone's: `importing`;
+`feed import` on the command line fills the watch list alone.)"""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import logging
 
 from telegram import Update
 
-from bot.core.feeds.opml import OpmlError, parse_opml
 from bot.core.lang import N_
 from bot.core.messages.escape import esc
 from bot.core.urls import shown_url
@@ -19,8 +19,6 @@ from bot.telegram.context import Context
 from bot.telegram.spec import Command, Who
 
 log = logging.getLogger(__name__)
-
-MAX_OPML_BYTES = 1024 * 1024
 
 
 async def refuse(update: Update, context: Context) -> None:
@@ -80,55 +78,6 @@ async def cmd_removefeed(update: Update, context: Context) -> None:
     else:
         text = tr.gettext("There is no feed named <code>{slug}</code>.")
         await context.reply(text.format(slug=esc(slug[:64])))
-
-
-async def on_document(update: Update, context: Context) -> None:
-    """A file sent in a private chat: an OPML list to import (operators only)."""
-    message = update.effective_message
-    if message is None or message.document is None:
-        return
-    document = message.document
-    if not (document.file_name or "").lower().endswith((".opml", ".xml")):
-        return
-    tr = await context.tr()
-    _ = tr.gettext
-    if not context.is_operator:
-        await refuse(update, context)
-        return
-    if document.file_size is not None and document.file_size > MAX_OPML_BYTES:
-        await context.reply(_("That file is too large for an OPML list (1 MB at most)."))
-        return
-    telegram_file = await document.get_file()
-    data = bytes(await telegram_file.download_as_bytearray())[:MAX_OPML_BYTES]
-    try:
-        listed = parse_opml(data)
-    except OpmlError as exc:
-        text = _("Could not read that file: {reason}")
-        await context.reply(text.format(reason=esc(exc.translated(tr))))
-        return
-    urls = [entry.url for entry in listed[:100]]
-    catalog = context.svc.catalog
-
-    def progress_text(done: int) -> str:
-        return _("Importing {done} of {total} feeds…").format(done=done, total=len(urls))
-
-    async def work(progress: background.Progress) -> str:
-        async def step(done: int) -> None:
-            await progress.note(progress_text(done))
-
-        report = await catalog.import_feeds(urls, trusted=False, on_step=step)
-        added, skipped, failed = [o.slug for o in report.added], report.skipped, report.failed
-        summary = tr.ngettext(
-            "Imported {added} feed, {skipped} already watched, {failed} failed.",
-            "Imported {added} feeds, {skipped} already watched, {failed} failed.",
-            len(added),
-        )
-        lines = [summary.format(added=len(added), skipped=skipped, failed=len(failed))]
-        lines += [f"<code>{esc(slug)}</code>" for slug in added[:30]]
-        lines += [esc(line[:200]) for line in failed[:10]]
-        return "\n".join(lines)
-
-    background.start(context.svc.jobs, message, progress_text(0), work, _(texts.SOMETHING_WRONG))
 
 
 # Declared once: the menu, /help, usage replies and the handlers' routes come from here.

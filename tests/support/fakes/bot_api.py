@@ -209,17 +209,29 @@ class FakeBotApi(ChannelDirectory):
             }
         )
 
-    def push_document(self, content: bytes, *, chat_id: int, name: str = "subs.opml") -> int:
-        """A file sent in a private chat (its bytes are served by getFile and the file URL)."""
+    def push_document(
+        self,
+        content: bytes,
+        *,
+        chat_id: int,
+        name: str = "subs.opml",
+        user_id: int | None = None,
+        language: str = "en",
+    ) -> int:
+        """A file sent in a chat, by `user_id` (a private chat's own user by default); its
+        bytes are served by getFile and the file URL."""
         file_id = f"file{len(self.files) + 1}"
         with self.lock:
             self.files[file_id] = content
-        chat = {"id": chat_id, "type": "private", "first_name": "Ada"}
+        chat: dict[str, Any] = {"id": chat_id, "type": "private", "first_name": "Ada"}
+        if chat_id < 0:
+            chat = {"id": chat_id, "type": "supergroup", "title": "Test group"}
+        sender = {"id": user_id or chat_id, "is_bot": False, "first_name": "Ada"}
         message = {
             "message_id": next(self._message_ids),
             "date": 0,
             "chat": chat,
-            "from": {"id": chat_id, "is_bot": False, "first_name": "Ada"},
+            "from": {**sender, "language_code": language},
             "document": {
                 "file_id": file_id,
                 "file_unique_id": file_id,

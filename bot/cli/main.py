@@ -15,6 +15,8 @@ from sqlmodel import Session
 from telegram.error import TelegramError
 
 from bot import __version__
+from bot.core.detection.churn import reissued
+from bot.core.feeds.entries import MAX_ITEMS
 from bot.core.feeds.opml import OpmlError, OpmlFeed, parse_opml, render_opml
 from bot.core.polls.schedule import format_duration, parse_duration
 from bot.db import store
@@ -78,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--full-text",
         choices=("on", "off"),
         help="read each new post's page and summarise the article (for excerpt-only feeds)",
+    )
+    pace.add_argument(
+        "--edits",
+        choices=("on", "off"),
+        help="report edits of its posts (on, the default) or only new posts (off)",
     )
 
     preview = sub.add_parser("preview", help="print the newest items' messages (no database)")
@@ -164,6 +171,8 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
             added = store.get_feed(session, slug=outcome.slug)
         if added is not None and added.excerpt_only and not added.full_text:
             print(f"  {EXCERPT_HINT.format(slug=outcome.slug)}")
+        if added is not None:
+            _reissue_hint(engine, added.id, outcome.slug)
         return 0
     if args.feed_command == "list":
         with Session(engine) as session:
@@ -181,6 +190,8 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
             text = "\tfull text" if f.full_text else ""
             if f.excerpt_only and not f.full_text:
                 text = f"\texcerpts only: {EXCERPT_HINT.format(slug=f.slug)}"
+            if not f.edits:
+                text = f"\tnew posts only (edits off){text}"
             print(
                 f"{f.slug}\t{f.url}\t{row.items} items\tevery {every}\tchecked {checked}"
                 f"\t{status}{owner}{text}"
@@ -218,10 +229,27 @@ EXCERPT_HINT = (
 )
 
 
+REISSUE_HINT = (
+    "{recent} of its {total} items were stamped together within one day, as re-issued entries "
+    "are (a planet, forecasts): `feed set {slug} --edits off` reports only its new posts"
+)
+
+
+def _reissue_hint(engine: Engine, feed_id: int, slug: str) -> None:
+    """Say when a new feed's document looks re-issued (items stamped together by a build)."""
+    with Session(engine) as session:
+        items = store.latest_items(session, feed_id=feed_id, limit=MAX_ITEMS)
+    recent, total = reissued(item.published for _, item in items)
+    if recent:
+        print(f"  {REISSUE_HINT.format(recent=recent, total=total, slug=slug)}")
+
+
 def _set(args: argparse.Namespace, settings: Settings, engine: Engine) -> int:
-    """`feed set SLUG --interval D --full-text on|off`: at least one of them."""
-    if args.interval is None and args.full_text is None:
-        raise CliError("nothing to set: give --interval DURATION and/or --full-text on|off")
+    """`feed set SLUG --interval D --full-text on|off --edits on|off`: at least one of them."""
+    if args.interval is None and args.full_text is None and args.edits is None:
+        raise CliError(
+            "nothing to set: give --interval DURATION, --full-text on|off or --edits on|off"
+        )
     seconds = _interval(args.interval) if args.interval is not None else None
     with transaction(engine) as session:
         found = store.get_feed(session, slug=args.slug) is not None
@@ -229,6 +257,8 @@ def _set(args: argparse.Namespace, settings: Settings, engine: Engine) -> int:
             store.set_interval(session, slug=args.slug, seconds=seconds, now=utcnow())
         if found and args.full_text is not None:
             store.set_full_text(session, slug=args.slug, on=args.full_text == "on")
+        if found and args.edits is not None:
+            store.set_feed_edits(session, slug=args.slug, on=args.edits == "on")
     if not found:
         raise CliError(f"no feed named {args.slug!r} (see `feed list`)")
     if args.interval is not None:
@@ -238,6 +268,10 @@ def _set(args: argparse.Namespace, settings: Settings, engine: Engine) -> int:
         print(f"{args.slug}: full text on: each new post's page is read for its article")
     elif args.full_text == "off":
         print(f"{args.slug}: full text off: messages use the feed's own text")
+    if args.edits == "on":
+        print(f"{args.slug}: edits on: new posts and edits of its posts are reported")
+    elif args.edits == "off":
+        print(f"{args.slug}: edits off: only new posts are reported")
     return 0
 
 

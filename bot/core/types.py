@@ -71,6 +71,8 @@ class RawFeed:
     warning: str | None = None
     ttl_seconds: int | None = None  # RSS <ttl>: how long the publisher says to cache it
     language: str | None = None  # as the feed declares it (RSS <language>, Atom xml:lang)
+    # The other copies of keys the document repeats (`entries.one_per_key`).
+    copies: Mapping[str, tuple[RawEntry, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlmodel import Field, SQLModel
 
@@ -68,6 +69,8 @@ class Feed(SQLModel, table=True):
     # last parse found only excerpts (the hint `feed add` and `feed list` give).
     full_text: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     excerpt_only: bool | None = None
+    # Its edits are reported (`feed set --edits off`: new posts only, for re-issuing planets).
+    edits: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
     # The user who added it from a chat (MAX_FEEDS_PER_USER); None: an operator or the CLI.
     added_by: int | None = Field(
         default=None, sa_column=Column(BigInteger, nullable=True, index=True)

@@ -7,16 +7,20 @@ Rules (reasons in docs/design.md):
 - a known key whose visible-text fingerprint changed is `edited` when `edits.judge` says a reader
   would care (not counters, not a template, not an excerpt switch, not a fingerprint version);
 - a known key whose fingerprint is unchanged is nothing, however much its markup moved;
-- items missing from the feed are not touched here: a post that comes back is not new.
+- items missing from the feed are not touched here: a post that comes back is not new;
+- a feed the operator set to new posts only (`feed set SLUG --edits off`: a planet re-issuing
+  its entries) has its edits stored silently (`new_posts_only`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 
-from bot.core.detection.edits import Absorbed, judge, memory
+from bot.core.detection.edits import Absorbed, judge, memory, share_threshold
+from bot.core.detection.hosts import site_moves
 from bot.core.detection.identity import Rekey, sort_unseen
 from bot.core.types import Change, ChangeKind, Detection, ParsedFeed, ParsedItem, StoredItem
 
@@ -28,11 +32,12 @@ def detect(
     baseline: bool = False,
     newest_stored: datetime | None = None,
     has_stored: bool = False,
+    full_list: bool = False,
 ) -> Detection:
     """Events for `feed` given the stored items (only keys present in the feed matter).
 
     `has_stored` and `newest_stored` describe the feed's stored items as a whole (needed when
-    none of them is in this document).
+    none of them is in this document); `full_list`: no item of the last document dropped out.
     """
     changes: list[Change] = []
     unchanged: list[str] = []
@@ -48,7 +53,7 @@ def detect(
     history: tuple[str, ...] = ()
     notes: list[str] = []
     if not baseline:
-        unseen = sort_unseen(feed.items, stored, newest_stored, has_stored)
+        unseen = sort_unseen(feed.items, stored, newest_stored, has_stored, full_list=full_list)
         news = set(unseen.news)
         changes.extend(Change(ChangeKind.NEW, item) for item in feed.items if item.key in news)
         history = unseen.history
@@ -60,7 +65,10 @@ def detect(
     absorbed: dict[str, str] = {}
     places: dict[str, tuple[str, ...]] = {}
     by_key = {item.key: item for item in feed.items}
-    for verdict in judge(changed, known):
+    pairs = [(stored[item.key], item) for item in feed.items if item.key in stored]
+    for verdict in judge(
+        changed, known, site_moves(pairs, share_threshold(known)) if changed else ()
+    ):
         if verdict.diff is not None:
             changes.append(Change(ChangeKind.EDITED, by_key[verdict.key], verdict.diff))
         elif verdict.absorbed is not None:
@@ -78,6 +86,25 @@ def detect(
         history=history,
         places=places,
         notes=tuple(notes),
+    )
+
+
+EDITS_OFF = "edits off"
+
+
+def new_posts_only(detection: Detection) -> Detection:
+    """The detection with its edits stored silently, as absorbed changes: the operator set the
+    feed to new posts only. Detection itself is unchanged (the stored text still follows the
+    feed, so turning edits back on compares with the latest text, not an old one)."""
+    edits = [c.item.key for c in detection.changes if c.kind is ChangeKind.EDITED]
+    if not edits:
+        return detection
+    n = len(edits)
+    return replace(
+        detection,
+        changes=tuple(c for c in detection.changes if c.kind is not ChangeKind.EDITED),
+        absorbed={**detection.absorbed, **dict.fromkeys(edits, EDITS_OFF)},
+        notes=(*detection.notes, f"stored {n} edit{'s' * (n != 1)} silently (edits off)"),
     )
 
 

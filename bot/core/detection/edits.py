@@ -13,7 +13,8 @@ An item's visible text can change without anyone editing the post:
   compared with the excerpt (the stored summary's hash), or recognised as the beginning of the
   same text; one post turned into a teaser ending in "Read more" (a paywall) too;
 - **typography** (curly ↔ straight quotes, dashes) is folded before comparing sentences, and a
-  **host rewrite** seen in the item's own link (a domain move) is applied to the old text;
+  **host rewrite** seen in the item's own link (a domain move), or in most of the poll's items
+  (the whole site moved), is applied to the old text, scheme included;
 - **a version seen recently**: two caches serving old and new text in turn would announce
   every swap; the item remembers its last few fingerprints, and returning to one is no news.
 
@@ -28,8 +29,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from urllib.parse import urlsplit
 
+from bot.core.detection.hosts import Move, moved, rehosted
 from bot.core.detection.weight import Weight, weigh
 from bot.core.text import (
     FINGERPRINT_VERSION,
@@ -109,15 +110,21 @@ class _Look:
     new: list[str]
     added: list[str]
     removed: list[str]
+    old_text: str  # the stored text with the poll's host moves applied
     direction: int = 0  # excerpt_direction of the two texts, template sentences left out
     # Sentence pairs that differ only in numbers: (old, new, the places of each changed number).
     numbers: list[tuple[str, str, list[Places]]] = field(default_factory=list)
     title_places: list[Places] | None = None  # when the title changed only in numbers
 
 
-def judge(changed: Sequence[tuple[StoredItem, ParsedItem]], known: int) -> list[Verdict]:
+def judge(
+    changed: Sequence[tuple[StoredItem, ParsedItem]],
+    known: int,
+    site_moves: Sequence[Move] = (),
+) -> list[Verdict]:
     """Verdicts for the items whose fingerprint changed; `known` is how many items of this
-    poll were already stored (the base the shares are taken of)."""
+    poll were already stored (the base the shares are taken of); `site_moves` the origins
+    most of the poll's known items moved from and to (`hosts.site_moves`)."""
     verdicts: list[Verdict] = []
     looks: list[_Look] = []
     for previous, item in changed:
@@ -127,8 +134,8 @@ def judge(changed: Sequence[tuple[StoredItem, ParsedItem]], known: int) -> list[
         if VERSION_MARK + item.fingerprint in previous.volatile:  # back to a recent version
             verdicts.append(Verdict(item.key, None, Absorbed.SEEN))
             continue
-        looks.append(_look(previous, item))
-    threshold = max(MIN_ITEMS, math.ceil(known * SHARE))
+        looks.append(_look(previous, item, site_moves))
+    threshold = share_threshold(known)
     templates = _shared(looks, threshold)
     counters = _counter_places(looks, threshold)
     for look in looks:  # templates out first: a footer added to a short post is no full text
@@ -142,6 +149,11 @@ def judge(changed: Sequence[tuple[StoredItem, ParsedItem]], known: int) -> list[
         verdicts.append(_verdict(look, templates, counters, switched))
     by_key = {item.key: previous for previous, item in changed}
     return [_remembering(verdict, by_key[verdict.key]) for verdict in verdicts]
+
+
+def share_threshold(known: int) -> int:
+    """How many of a poll's `known` items make "most": a third or more, at least two."""
+    return max(MIN_ITEMS, math.ceil(known * SHARE))
 
 
 def _remembering(verdict: Verdict, previous: StoredItem) -> Verdict:
@@ -167,8 +179,9 @@ def _same_post(previous: StoredItem, item: ParsedItem) -> bool:
     return same_words(previous.title, item.title) and same_words(previous.text, item.text)
 
 
-def _look(previous: StoredItem, item: ParsedItem) -> _Look:
-    old_text = rehosted(previous.text, previous.link, item.link)
+def _look(previous: StoredItem, item: ParsedItem, site_moves: Sequence[Move] = ()) -> _Look:
+    own = moved(previous.link, item.link)
+    old_text = rehosted(previous.text, [*([own] if own else []), *site_moves])
     old = sentences(_neutral(old_text, previous.title, previous.link))
     new = sentences(_neutral(item.text, item.title, item.link))
     old_folded = dict(zip(old, typography_of(old), strict=True))  # folded once for all
@@ -176,7 +189,7 @@ def _look(previous: StoredItem, item: ParsedItem) -> _Look:
     old_set, new_set = set(old_folded.values()), set(new_folded.values())
     added = [s for s, folded in new_folded.items() if folded not in old_set]
     removed = [s for s, folded in old_folded.items() if folded not in new_set]
-    look = _Look(previous, item, old, new, added, removed)
+    look = _Look(previous, item, old, new, added, removed, old_text)
     for old_sentence in list(look.removed):  # pair sentences that differ only in numbers
         mask = _NUMBER.sub("#", old_sentence)
         for new_sentence in look.added:
@@ -193,22 +206,8 @@ def _look(previous: StoredItem, item: ParsedItem) -> _Look:
     return look
 
 
-def rehosted(text: str, old_link: str | None, new_link: str | None) -> str:
-    """The old text with the host of the item's old link replaced by its new one, when the
-    link moved to another host (a domain move): URLs of the old domain in the visible text
-    then read as the new ones."""
-    old_host, new_host = _host(old_link), _host(new_link)
-    if not old_host or not new_host or old_host == new_host:
-        return text
-    return text.replace(old_host, new_host)
-
-
 def _folded(text: str) -> str:
     return " ".join(typography(text).split())
-
-
-def _host(link: str | None) -> str:
-    return urlsplit(link).hostname or "" if link else ""
 
 
 def _neutral(text: str, title: str, link: str | None) -> str:
@@ -289,7 +288,7 @@ def _verdict(look: _Look, templates: set[str], counters: set[str], switched: set
     ):
         title_changed = False
         absorbed = absorbed or Absorbed.COUNTERS
-    old_text = rehosted(previous.text, previous.link, item.link)
+    old_text = look.old_text
     same_title = _folded(previous.title) == _folded(item.title)
     if same_title and _folded(old_text) == _folded(item.text):
         # The same words once typography and a host rewrite are folded: not an edit.

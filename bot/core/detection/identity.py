@@ -222,6 +222,8 @@ def sort_unseen(
     known: Mapping[str, StoredItem],
     newest_stored: datetime | None,
     has_stored: bool,
+    *,
+    full_list: bool = False,
 ) -> Unseen:
     """Which never-seen entries are news.
 
@@ -229,6 +231,10 @@ def sort_unseen(
       the newest: the window grew into the feed's past. A post placed low but dated within the
       known window, or within the week, is news (backdated by hours or days).
     - Undated: history when listed below every known post (feeds list newest first), else news.
+    - A feed listing every post it has (`full_list`: no item of the last document dropped out)
+      that gains exactly one such older post did not grow a window: a window grows by a batch
+      of its past, a full list by one post at a time. That post is news (a first real post
+      dated before the placeholders already there).
     - No entry known although the feed has stored posts: the whole window changed identity in a
       way nothing matched. Only entries dated after the newest stored post are news.
     """
@@ -260,4 +266,6 @@ def sort_unseen(
                 and entry.published < newest - RECENT
             )
         (history_keys if old else news_keys).append(entry.key)
+    if full_list and len(history_keys) == 1:  # one post, not a window: see the docstring
+        return Unseen((*news_keys, *history_keys), ())
     return Unseen(tuple(news_keys), tuple(history_keys))

@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from html import unescape
 
@@ -109,3 +110,41 @@ def excerpt_key(html: str) -> str:
 
 def _sha256(html: str) -> str:
     return hashlib.sha256(html.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def one_per_key(
+    entries: Iterable[RawEntry],
+) -> tuple[tuple[RawEntry, ...], dict[str, tuple[RawEntry, ...]]]:
+    """One entry per key, and the other copies of each repeated key.
+
+    A document that repeats an id (a changelog listing one release twice under one guid, with
+    two different bodies) needs one copy to stand for it, the same on every poll, or the other
+    copy reads as an edit. The longest copy stands (by its markup; the first of equal ones),
+    at the place of the key's first copy; a copy the feed had stored still stands while the
+    document shows it (`chosen_copy`)."""
+    chosen: dict[str, RawEntry] = {}
+    copies: dict[str, list[RawEntry]] = {}
+    for entry in entries:
+        first = chosen.get(entry.key)
+        if first is None:
+            chosen[entry.key] = entry
+            continue
+        copies.setdefault(entry.key, [first]).append(entry)
+        if len(entry.html) > len(first.html):
+            chosen[entry.key] = replace(entry, position=first.position)
+    others = {
+        key: tuple(c for c in found if c.content_hash != chosen[key].content_hash)
+        for key, found in copies.items()
+    }
+    return tuple(chosen.values()), {key: found for key, found in others.items() if found}
+
+
+def chosen_copy(
+    entry: RawEntry, copies: Mapping[str, tuple[RawEntry, ...]], stored_hash: str | None
+) -> RawEntry:
+    """The copy of a repeated key whose markup the feed has stored, else `entry` (the longest):
+    a second copy appearing beside the stored one is no edit."""
+    for copy in copies.get(entry.key, ()):
+        if stored_hash is not None and copy.content_hash == stored_hash:
+            return replace(copy, position=entry.position)
+    return entry

@@ -18,7 +18,14 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urljoin
 
-from bot.core.feeds.entries import MAX_ITEMS, MAX_TITLE_CHARS, NotAFeed, item_key, raw_entry
+from bot.core.feeds.entries import (
+    MAX_ITEMS,
+    MAX_TITLE_CHARS,
+    NotAFeed,
+    item_key,
+    one_per_key,
+    raw_entry,
+)
 from bot.core.text import clean_inline
 from bot.core.types import RawEntry, RawFeed
 from bot.core.urls import safe_link
@@ -48,20 +55,18 @@ def read_json_feed(body: bytes, url: str = "") -> RawFeed:
     items = document.get("items")
     if not isinstance(items, list):
         raise NotAFeed("not a feed: JSON, but no items list")
-    entries: list[RawEntry] = []
-    seen: set[str] = set()
     feed_author = _author(document)
-    for position, item in enumerate(items[:MAX_ITEMS]):
-        if not isinstance(item, dict):
-            continue
-        entry = read_item(item, position, feed_author, url)
-        if entry.key not in seen:  # duplicate ids inside one document: the first one wins
-            seen.add(entry.key)
-            entries.append(entry)
+    # Repeated ids inside one document: one copy stands, the same on every poll.
+    entries, copies = one_per_key(
+        read_item(item, position, feed_author, url)
+        for position, item in enumerate(items[:MAX_ITEMS])
+        if isinstance(item, dict)
+    )
     return RawFeed(
         title=clean_inline(_text(document.get("title")))[:MAX_TITLE_CHARS],
         link=safe_link(_text(document.get("home_page_url"))),
-        entries=tuple(entries),
+        entries=entries,
+        copies=copies,
         language=clean_inline(_text(document.get("language")))[:16] or None,
     )
 

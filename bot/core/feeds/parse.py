@@ -21,7 +21,9 @@ from bot.core.feeds.entries import (
     MAX_ITEMS,
     MAX_TITLE_CHARS,
     NotAFeed,
+    chosen_copy,
     item_key,
+    one_per_key,
     raw_entry,
 )
 from bot.core.feeds.jsonfeed import looks_like_json, read_json_feed
@@ -66,24 +68,19 @@ def read_feed(body: bytes, headers: Mapping[str, str] | None = None, url: str = 
         detail = f": {type(reason).__name__}: {reason}" if reason else ""
         raise NotAFeed(f"not a feed{detail}"[:300])
     feed_meta = parsed["feed"]  # feedparser always sets it
-    raw: list[RawEntry] = []
-    seen: set[str] = set()
-    for position, entry in enumerate(entries[:MAX_ITEMS]):
-        item = read_entry(entry, position, url)
-        if item.key in seen:  # duplicate GUIDs inside one document: the first one wins
-            continue
-        seen.add(item.key)
-        raw.append(item)
+    # Repeated GUIDs inside one document: one copy stands, the same on every poll.
+    raw, copies = one_per_key(read_entry(e, n, url) for n, e in enumerate(entries[:MAX_ITEMS]))
     warning = None
     if parsed.get("bozo"):
         warning = f"recoverable feed error: {parsed.get('bozo_exception')}"[:300]
     return RawFeed(
         title=clean_inline(str(feed_meta.get("title") or ""))[:MAX_TITLE_CHARS],
         link=safe_link(feed_meta.get("link")),
-        entries=tuple(raw),
+        entries=raw,
         warning=warning,
         ttl_seconds=_ttl(feed_meta.get("ttl")),
         language=clean_inline(str(feed_meta.get("language") or ""))[:16] or None,
+        copies=copies,
     )
 
 
@@ -107,6 +104,8 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
     }
     items = []
     for entry in raw.entries:
+        if raw.copies and entry.key in raw.copies and entry.key in (stored or {}):
+            entry = chosen_copy(entry, raw.copies, (stored or {})[entry.key].content_hash)
         cached = known.get(entry.key)
         if cached is not None and cached.content_hash == entry.content_hash:
             text = cached.text

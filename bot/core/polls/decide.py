@@ -94,6 +94,7 @@ class FeedState:
     )
     due_at: datetime | None = None  # when its poll was due (the scheduler's delay)
     added_by: int | None = None  # who added it from a chat (None: an operator's feed)
+    edits: bool = True  # its edits are reported (`feed set --edits off`: new posts only)
 
     @property
     def validators(self) -> tuple[str | None, str | None]:

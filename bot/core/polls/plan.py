@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from bot.core.detection.churn import ChurnStep, churn_step, slowed_pace
-from bot.core.detection.detect import detect, explain
+from bot.core.detection.detect import detect, explain, new_posts_only
 from bot.core.detection.identity import Rekey, identity_of, reconcile
 from bot.core.feeds.entries import NotAFeed
 from bot.core.feeds.parse import finish_feed
@@ -54,6 +54,9 @@ class Known:
     # The model's stored answers the unseen entries may need (cache key → text): read with
     # the rest, so that a poll with the model on still reads storage once.
     model_texts: Mapping[str, ModelText] = field(default_factory=dict)
+    # How many items of the last parsed document this one lacks (read only when it has unseen
+    # entries beside known ones; None: not read). 0: the document only grew (a full list).
+    dropped: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +170,15 @@ def make_plan(
         has_stored, newest = known.has_stored, known.newest
     parsed = finish_feed(raw, stored)
     detection = detect(
-        parsed, stored, baseline=not feed.baseline_done, newest_stored=newest, has_stored=has_stored
+        parsed,
+        stored,
+        baseline=not feed.baseline_done,
+        newest_stored=newest,
+        has_stored=has_stored,
+        full_list=known.dropped == 0,
     )
+    if not feed.edits:
+        detection = new_posts_only(detection)
     moved = {r.new_key for r in rekeys}
     changed = {c.item.key for c in detection.changes}
     writes = tuple(

@@ -63,6 +63,7 @@ from bot.db.store.feeds import (
     move_feed,
     remove_feed,
     rename_feed,
+    set_feed_edits,
     set_interval,
 )
 from bot.db.store.items import (
@@ -223,6 +224,7 @@ __all__ = [
     "set_chat_active",
     "set_chat_rules",
     "set_digest",
+    "set_feed_edits",
     "set_filter",
     "set_full_text",
     "set_interval",

@@ -31,6 +31,7 @@ class FeedView:
     added_by: int | None = None  # the user who added it from a chat
     full_text: bool = False  # its posts' pages are read for the article (`--full-text`)
     excerpt_only: bool = False  # its last parse found only excerpts
+    edits: bool = True  # its edits are reported (`feed set --edits off`: new posts only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ def _view(feed: Feed) -> FeedView:
         added_by=feed.added_by,
         full_text=feed.full_text,
         excerpt_only=bool(feed.excerpt_only),
+        edits=feed.edits,
     )
 
 
@@ -131,6 +133,12 @@ def set_interval(session: Session, *, slug: str, seconds: int | None, now: datet
     return bool(result.rowcount)
 
 
+def set_feed_edits(session: Session, *, slug: str, on: bool) -> bool:
+    """Report the feed's edits, or only its new posts (off: a planet re-issuing its entries)."""
+    result = session.exec(update(Feed).where(col(Feed.slug) == slug).values(edits=on))
+    return bool(result.rowcount)
+
+
 def rename_feed(session: Session, *, slug: str, new_slug: str) -> bool:
     """Another name; subscriptions follow (they hold the feed's id)."""
     result = session.exec(update(Feed).where(col(Feed.slug) == slug).values(slug=new_slug))
@@ -163,7 +171,7 @@ STATE_COLUMNS = columns(
     Feed,
     "id slug url title etag last_modified trusted body_hash baseline_done error_count"
     " interval_seconds ttl_seconds failing_since alert alerted_at churn_polls full_text"
-    " next_check_at added_by",
+    " next_check_at added_by edits",
 )
 
 _ONE_STATE = sa_select(*STATE_COLUMNS).where(_FEED.c.id == bindparam("b_id"))

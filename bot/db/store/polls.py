@@ -3,9 +3,11 @@ executed in one call (`core/polls/plan.py` decides; nothing here does)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
+from sqlalchemy import bindparam, func
+from sqlalchemy import select as sa_select
 from sqlmodel import Session
 
 from bot.core.detection.identity import identity_of
@@ -25,7 +27,19 @@ from bot.db.store.items import (
 )
 from bot.db.store.modeltexts import model_texts, prune_model_texts, save_model_texts
 from bot.db.store.outbox import OutboxRow, enqueue
+from bot.db.store.statements import run, table
 from bot.db.store.subscriptions import feed_audience
+from bot.db.tables import Item
+
+_ITEM = table(Item)
+_OF_FEED = _ITEM.c.feed_id == bindparam("b_feed")
+
+# The keys of the last parsed document: every item it showed was touched with that poll's time.
+_LAST_SHOWN = sa_select(_ITEM.c.key).where(
+    _OF_FEED,
+    _ITEM.c.last_seen_at
+    == sa_select(func.max(_ITEM.c.last_seen_at)).where(_OF_FEED).scalar_subquery(),
+)
 
 # The model's cache keys that unseen entries may need for this audience ([] when the model is
 # off or no chat asks for it): given by the poll service, which knows the model and prompt.
@@ -56,7 +70,9 @@ def read_poll(
     if model_keys is not None and feed.baseline_done and unseen:
         keys = model_keys(feed, unseen, audience)
         texts = model_texts(session, keys=keys) if keys else {}
-    candidates = []
+    candidates, dropped = [], None
+    if feed.baseline_done and unseen and stored:
+        dropped = dropped_out(session, feed_id=feed_id, present=[e.key for e in entries])
     if feed.baseline_done and unseen:
         candidates = identity_candidates(
             session,
@@ -74,8 +90,16 @@ def read_poll(
         has_stored,
         newest,
         audience=audience,
+        dropped=dropped,
         model_texts=texts,
     )
+
+
+def dropped_out(session: Session, *, feed_id: int, present: Iterable[str]) -> int:
+    """How many items of the feed's last parsed document are absent from this one (0: the
+    document only grew, as a feed listing every post does)."""
+    shown = {row[0] for row in run(session, _LAST_SHOWN, {"b_feed": feed_id})}
+    return len(shown - set(present))
 
 
 def write_poll(session: Session, *, plan: PollPlan, rows: Sequence[OutboxRow] = ()) -> bool:

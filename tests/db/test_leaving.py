@@ -127,3 +127,29 @@ def test_housekeeping_forgets_old_ones_and_a_forgotten_one_starts_afresh(
         rows = session.exec(select(Subscription).where(Subscription.feed_id == feed)).all()
         assert sorted(row.chat_id for row in rows) == [1, 3]
         assert all(row.left_at is None for row in rows)
+
+
+def test_a_group_upgrade_keeps_what_it_follows_over_what_the_new_id_left(
+    engine: Engine, feed_ids: list[int], chats: list[int]
+) -> None:
+    first, second = feed_ids[0], feed_ids[1]
+    with transaction(engine) as session:  # chat 1 follows both; the new id left the first
+        store.subscribe(session, chat_id=1, feed_id=second)
+        store.upsert_chat(session, chat_id=-100, type_="supergroup", title="")
+        store.subscribe(session, chat_id=-100, feed_id=first)
+        store.subscribe(session, chat_id=-100, feed_id=second)
+        store.unsubscribe(session, chat_id=-100, feed_id=first, now=NOW)
+        store.unsubscribe(session, chat_id=1, feed_id=second, now=NOW)
+    customise(engine, 1, first)
+    before = settings_of(engine, 1, first)
+    with transaction(engine) as session:
+        store.migrate_chat(session, old_id=1, new_id=-100)
+    with Session(engine) as session:
+        subs = store.chat_subscriptions(session, chat_id=-100)
+        assert sorted(feed.id for _, feed in subs) == [first, second]
+        rows = session.exec(select(Subscription).where(Subscription.chat_id == 1)).all()
+        assert rows == []
+    moved = settings_of(engine, -100, first)
+    assert {k: v for k, v in moved.items() if k not in ("chat_id", "id")} == {
+        k: v for k, v in before.items() if k not in ("chat_id", "id")
+    }

@@ -71,15 +71,22 @@ def migrate_chat(session: Session, *, old_id: int, new_id: int) -> None:
         new.title = new.title or old.title
     session.add(new)
     session.flush()
-    taken = set(
-        session.exec(select(Subscription.feed_id).where(Subscription.chat_id == new_id)).all()
-    )
+    # A feed the new id follows keeps its row; one it only left (a row kept for its settings)
+    # gives way to the old chat's row, which moves.
+    taken = {
+        sub.feed_id: sub
+        for sub in session.exec(select(Subscription).where(Subscription.chat_id == new_id))
+    }
     for sub in session.exec(select(Subscription).where(Subscription.chat_id == old_id)).all():
-        if sub.feed_id in taken:
+        kept = taken.get(sub.feed_id)
+        if kept is not None and (kept.left_at is None or sub.left_at is not None):
             session.delete(sub)
-        else:
-            sub.chat_id = new_id
-            session.add(sub)
+            continue
+        if kept is not None:
+            session.delete(kept)
+            session.flush()
+        sub.chat_id = new_id
+        session.add(sub)
     session.exec(update(Delivery).where(col(Delivery.chat_id) == old_id).values(chat_id=new_id))
     followed = select(Follow.item_id).where(Follow.chat_id == new_id)
     session.exec(

@@ -7,6 +7,7 @@ ends follows; the limit; in es and zh too."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -90,6 +91,7 @@ async def test_a_followed_post_that_left_its_feed_is_followed_on_its_page(
     assert reply.startswith("<b>Updated: <a href=")
     assert "07:40 instead of 08:15" in reply
     # Two intervals, plus a page worker's cold start on a loaded machine.
+    print(f"page change replied in {took:.1f} s")
     assert took < 2 * INTERVAL + 10, took
     # Conditional GETs from then on: the unchanged page answers 304 and nothing more is sent.
     hits = len(feeds.hits(FERRY.path()))
@@ -139,3 +141,21 @@ async def test_spanish_and_chinese(bot: RunningBot, bot_api: FakeBotApi, feeds: 
     assert "关注的文章" in await ask(bot_api, "/following", CHINESE)
     base = feeds.url("").rstrip("/")
     assert "de 1 a 60 días" in await ask(bot_api, f"/follow {base}{FERRY.path()} 0", SPANISH)
+
+
+async def test_a_followed_post_edited_in_its_feed_with_edits_off(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    for chat in (CHAT, SPANISH):
+        await ask(bot_api, "/subscribe harbour", chat)
+        await ask(bot_api, "/edits harbour off", chat)
+    message = await arrive(bot_api, feeds, CHAT, FERRY.title)
+    await bot_api.wait_for(lambda: any(FERRY.title in t for t in bot_api.texts(SPANISH)))
+    await press(bot_api, follow_data(message), CHAT)
+    # the feed itself shows the edit: the follower hears it, the other chat (edits off) not
+    edited = replace(FERRY, paragraphs=(NEWS, *FERRY.paragraphs[1:]))
+    serve_feed(feeds, (OLD, edited, REGATTA))
+    await bot_api.wait_for(lambda: replies_to(bot_api, CHAT, message.message_id), timeout=30)
+    (reply,) = replies_to(bot_api, CHAT, message.message_id)
+    assert reply.startswith("<b>Updated: <a href=") and "07:40" in reply
+    assert not any(t.startswith("<b>Updated") for t in bot_api.texts(SPANISH))

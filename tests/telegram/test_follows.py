@@ -7,8 +7,8 @@ ends follows; the limit; in es and zh too."""
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import pytest

@@ -1,46 +1,49 @@
-"""User errors carry a message id and its fields, so the edge can show them in any language."""
+"""The post's language when its feed declares none (issue 42): kana before Han, and the
+Latin-script languages told apart by their commonest words and letters."""
 
 from __future__ import annotations
 
-from datetime import datetime
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from bot.core.lang import ENGLISH, UserError
+from bot.core.lang import detect_language
 
-
-class Spanish:
-    language = "es"
-
-    def gettext(self, message: str) -> str:
-        return {"at most {count} keywords": "como máximo {count} palabras clave"}[message]
-
-    def ngettext(self, singular: str, plural: str, n: int) -> str:
-        return singular if n == 1 else plural
-
-    def format_date(self, value: datetime) -> str:
-        return value.isoformat()
-
-
-def test_a_user_error_is_translated_then_filled_in() -> None:
-    error = UserError("at most {count} keywords", count=50)
-    assert str(error) == error.translated(ENGLISH) == "at most 50 keywords"
-    assert error.translated(Spanish()) == "como máximo 50 palabras clave"
-    assert (error.template, error.params) == ("at most {count} keywords", {"count": 50})
+SAMPLES = {
+    "en": "The new release is out, and it brings many improvements for the people who build on it.",
+    "es": "La nueva versión ya está aquí y trae muchas mejoras para los que trabajan con el sistema.",
+    "pt": "A nova versão já está disponível e traz muitas melhorias para quem trabalha com o sistema.",
+    "fr": "La nouvelle version est disponible et apporte des améliorations pour ceux qui travaillent.",
+    "de": "Die neue Version ist da und bringt viele Verbesserungen für die Entwickler mit dem System.",
+    "it": "La nuova versione è disponibile e porta molti miglioramenti per chi lavora con il sistema.",
+    "nl": "De nieuwe versie is beschikbaar en brengt veel verbeteringen voor wie met het systeem werkt.",
+    "sv": "Den nya versionen är här och har många förbättringar för den som arbetar med systemet.",
+    "pl": "Nowa wersja jest już dostępna i przynosi wiele ulepszeń dla tych, którzy pracują z systemem.",
+    "ja": "東京で新しい研究所が開設されました。研究者たちは量子計算の実験を行っています。",
+    "zh": "寒武纪加入了开源基金会，将参与硬件工作组的讨论。",
+    "ko": "캠브리콘이 재단에 합류했습니다",
+    "ru": "Камбрикон присоединяется к фонду",
+}
 
 
-def test_english_picks_singular_and_plural_by_count() -> None:
-    assert ENGLISH.ngettext("post", "posts", 1) == "post"
-    assert ENGLISH.ngettext("post", "posts", 0) == "posts"
-    assert ENGLISH.format_date(datetime(2026, 9, 8)) == "8 Sep 2026"
+@pytest.mark.parametrize(("language", "text"), SAMPLES.items())
+def test_each_language_is_recognised(language: str, text: str) -> None:
+    assert detect_language(text) == language
 
 
-def test_explanations_become_sentences_of_their_language() -> None:
-    """Issue 25: error replies start with a capital letter and end with the language's own
-    full stop, without a space between Chinese sentences."""
-    from bot.core.lang import as_sentence, then
+def test_japanese_with_mostly_kanji_is_japanese_not_chinese() -> None:
+    """Kana is looked for first: one kana letter in twenty is Japanese."""
+    assert detect_language("量子計算機研究所新設発表会開催予定の東京大学が") == "ja"
+    assert detect_language("量子计算机研究所新设发布会在东京大学举行") == "zh"
 
-    assert as_sentence("the time is HH:MM, e.g. 08:30", "en") == "The time is HH:MM, e.g. 08:30."
-    assert as_sentence("时间格式为 HH:MM", "zh") == "时间格式为 HH:MM。"
-    assert as_sentence("Already ends!", "es") == "Already ends!"
-    assert as_sentence("", "en") == ""
-    assert then("一。", "二。", "zh") == "一。二。"
-    assert then("One.", "Two.", "en") == "One. Two."
+
+def test_a_few_foreign_words_do_not_change_an_english_post() -> None:
+    assert detect_language("The PyTorch 2.5 release notes mention 寒武纪 support") == "en"
+    assert detect_language("We ate paella and the best churros in town at the festival") == "en"
+    assert detect_language("") == "en"
+    assert detect_language("1234 5678") == "en"
+
+
+@given(st.text(max_size=300))
+def test_every_text_gets_a_two_letter_code(text: str) -> None:
+    assert len(detect_language(text)) == 2

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bot.core.lang import detect_language
 from bot.core.messages.sentences import sentence_ends
 from bot.core.modes import Format, SummaryMode
 from bot.core.text import clean_inline, shorten
@@ -51,60 +52,6 @@ _LINKLIKE = re.compile(
 _MAX_READ = 2_000  # characters of an answer's value read: four times the longest shown
 _AROUND = "()[]{}<>\"'.,;:!?«»“”‘’"  # punctuation around a link, not part of it
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
-_SCRIPTS = (
-    ("zh", re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")),
-    ("ja", re.compile(r"[\u3040-\u30ff]")),
-    ("ko", re.compile(r"[\uac00-\ud7af]")),
-    ("ru", re.compile(r"[\u0400-\u04ff]")),
-)
-# The commonest words of each, to tell Spanish from English text without a declared language.
-_SPANISH = frozenset(
-    [
-        "el",
-        "la",
-        "los",
-        "las",
-        "de",
-        "del",
-        "que",
-        "y",
-        "en",
-        "un",
-        "una",
-        "por",
-        "para",
-        "con",
-        "es",
-        "se",
-        "su",
-        "al",
-        "como",
-        "más",
-    ]
-)
-_ENGLISH = frozenset(
-    [
-        "the",
-        "of",
-        "and",
-        "to",
-        "in",
-        "is",
-        "for",
-        "on",
-        "that",
-        "with",
-        "as",
-        "by",
-        "are",
-        "this",
-        "from",
-        "at",
-        "it",
-        "an",
-        "be",
-    ]
-)
 
 
 class Kind(StrEnum):
@@ -161,21 +108,13 @@ def needs(readers: Iterable[Reader], post_language: str) -> set[tuple[str, Kind]
 
 
 def language_of(declared: str | None, text: str) -> str:
-    """The post's language: the feed's declared one (`en-US` → `en`), else guessed from its
-    script, and between English and Spanish from their commonest words."""
+    """The post's language: the feed's declared one (`en-US` → `en`), else recognised from
+    its text (`lang.detect_language`: script, kana before Han, then common words)."""
     if declared:
         primary = declared.strip().lower().replace("_", "-").split("-")[0]
         if primary.isalpha() and 2 <= len(primary) <= 3:
             return primary
-    sample = text[:2000]
-    letters = sum(1 for ch in sample if ch.isalpha()) or 1
-    for language, script in _SCRIPTS:
-        if len(script.findall(sample)) * 4 >= letters:
-            return language
-    words = re.findall(r"[a-záéíóúñü]+", sample.lower())
-    spanish = sum(1 for w in words if w in _SPANISH)
-    english = sum(1 for w in words if w in _ENGLISH)
-    return "es" if spanish > english else DEFAULT_LANGUAGE
+    return detect_language(text)
 
 
 SUMMARY_TASK = (

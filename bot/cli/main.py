@@ -18,6 +18,7 @@ from bot import __version__
 from bot.core.detection.churn import reissued
 from bot.core.feeds.entries import MAX_ITEMS
 from bot.core.feeds.opml import OpmlError, OpmlFeed, parse_opml, render_opml
+from bot.core.modes import Format
 from bot.core.polls.schedule import format_duration, parse_duration
 from bot.db import store
 from bot.db.engine import transaction
@@ -94,7 +95,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", action="store_true", help="also print what the language model would write"
     )
     preview.add_argument(
-        "--language", default="en", help="the model's language for --model (en, es, zh…)"
+        "--format",
+        dest="form",
+        choices=[f.value for f in Format],
+        default=Format.SUMMARY.value,
+        help="what a chat with this /format receives (default summary)",
+    )
+    preview.add_argument(
+        "--language",
+        default="en",
+        help="the chat's language (en, es, zh), also the model's for --model",
+    )
+    preview.add_argument(
+        "--html", action="store_true", help="print the Telegram HTML exactly as it is sent"
     )
 
     sub.add_parser("migrate", help="upgrade the database schema to the latest version")
@@ -140,7 +153,15 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
 
         try:
             return eventloop.run(
-                preview(settings, args.source, args.limit, args.model, args.language),
+                preview(
+                    settings,
+                    args.source,
+                    args.limit,
+                    args.model,
+                    args.language,
+                    form=Format(args.form),
+                    as_html=args.html,
+                ),
                 settings.event_loop,
             )
         except PreviewError as exc:

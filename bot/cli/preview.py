@@ -1,5 +1,8 @@
-"""`preview URL_OR_FILE [--model]` and the messages a dry run prints: what chats would read,
-as plain text, without a database."""
+"""`preview URL_OR_FILE [--format F] [--language L] [--html] [--model]` and the messages a dry
+run prints: what chats would read, without a database. `--format` and `--language` render
+exactly what a chat with that `/format` and `/language` receives (the same `render_change`
+call the poll makes), `--html` prints it as sent to Telegram, and a first line says what
+appears above it: the post's own image, or Telegram's card of its page."""
 
 from __future__ import annotations
 
@@ -11,9 +14,11 @@ from bot.core.feeds.parse import parse_feed
 from bot.core.messages.digest import render_new_list
 from bot.core.messages.modeltext import Kind, prompt, read_reply
 from bot.core.messages.render import render_change, to_plain
+from bot.core.modes import Format
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
 from bot.net.fetch import FetchError
 from bot.runtime.config import Settings
+from bot.runtime.i18n import translator
 from bot.services.poll_result import PollOutcome
 from bot.services.wiring import make_fetcher
 
@@ -61,12 +66,21 @@ def format_event(slug: str, change: Change) -> str:
 
 
 async def preview(
-    settings: Settings, source: str, limit: int, model: bool = False, language: str = "en"
+    settings: Settings,
+    source: str,
+    limit: int,
+    model: bool = False,
+    language: str = "en",
+    *,
+    form: Format = Format.SUMMARY,
+    as_html: bool = False,
 ) -> int:
-    """The newest items' messages; with `model`, what the operator's model writes for each."""
+    """The newest items' messages as a chat with `form` and `language` gets them; with
+    `model`, what the operator's model writes for each."""
     if model and not settings.model_api_url:
         raise PreviewError("--model needs a language model: set MODEL_API_URL and MODEL_NAME")
     headers: dict[str, str] = {}
+    url = ""
     local = await asyncio.to_thread(_read_local, Path(source), settings.max_feed_bytes)
     if local is not None:
         body = local
@@ -78,9 +92,9 @@ async def preview(
                 raise PreviewError(f"cannot fetch {source}: {exc}") from None
         if result.status != 200:
             raise PreviewError(f"cannot fetch {source}: HTTP {result.status}")
-        body, headers = result.body, result.headers
+        body, headers, url = result.body, result.headers, result.url
     try:
-        parsed = await asyncio.to_thread(parse_feed, body, headers)
+        parsed = await asyncio.to_thread(parse_feed, body, headers, url)
     except NotAFeed as exc:
         raise PreviewError(f"{source} is {exc}") from None
     info = FeedInfo(slug="preview", title=parsed.title)
@@ -94,12 +108,24 @@ async def preview(
         reverse=True,
     )[: max(limit, 0)]
     print(f"{parsed.title or source}: {len(parsed.items)} items\n")
+    tr = translator(language)
     for item in newest:
-        print(to_plain(render_change(Change(ChangeKind.NEW, item), info)))
+        message = render_change(Change(ChangeKind.NEW, item), info, tr, form=form)
+        print(shown_above(item))
+        print(message if as_html else to_plain(message))
         if model:
             print("\n" + await _model_summary(settings, item, language))
         print("\n" + "-" * 40 + "\n")
     return 0
+
+
+def shown_above(item: ParsedItem) -> str:
+    """What Telegram shows above the message for a chat with the default previews."""
+    if item.image:
+        return f"[image above the text: {item.image}]"
+    if item.link:
+        return f"[card of the post's page: {item.link}]"
+    return "[no preview]"
 
 
 async def _model_summary(settings: Settings, item: ParsedItem, language: str) -> str:

@@ -1,0 +1,65 @@
+"""`preview FILE --format title|summary|full --language en|es|zh` prints exactly what such a
+chat receives (issue 42): the message `render_change` gives that chat's format and language,
+as plain text (or `--html`, as sent), under a line saying what Telegram shows above it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.cli.main import main
+from bot.core.feeds.parse import parse_feed
+from bot.core.messages.render import render_change, to_plain
+from bot.core.modes import Format
+from bot.core.types import Change, ChangeKind, FeedInfo
+from bot.runtime.i18n import translator
+from tests.support.fixtures import blog
+
+
+def expected(body: bytes, form: Format, language: str, *, html: bool) -> list[str]:
+    parsed = parse_feed(body)
+    info = FeedInfo(slug="preview", title=parsed.title)
+    newest = max(parsed.items, key=lambda i: i.published.timestamp() if i.published else 0.0)
+    message = render_change(Change(ChangeKind.NEW, newest), info, translator(language), form=form)
+    return [message if html else to_plain(message)]
+
+
+@pytest.mark.parametrize("form", list(Format))
+@pytest.mark.parametrize("language", ["en", "es", "zh"])
+def test_preview_prints_what_a_chat_with_that_format_and_language_receives(
+    tmp_path: Path,
+    env: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    form: Format,
+    language: str,
+) -> None:
+    path = tmp_path / "feed.xml"
+    body = blog.rss(blog.AFTER_POSTS)
+    path.write_bytes(body)
+    args = ["preview", str(path), "--limit", "1", "--format", form.value, "--language", language]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    (message,) = expected(body, form, language, html=False)
+    assert message in out
+    assert "\n[card of the post's page: https://" in out or "\n[image above the text: " in out
+    assert main([*args, "--html"]) == 0
+    (sent,) = expected(body, form, language, html=True)
+    assert sent in capsys.readouterr().out
+
+
+def test_the_formats_and_languages_differ_as_a_chat_would_see(
+    tmp_path: Path, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "feed.xml"
+    path.write_bytes(blog.rss(blog.AFTER_POSTS))
+    outputs = {}
+    for form in ("title", "summary", "full"):
+        assert main(["preview", str(path), "--limit", "1", "--format", form]) == 0
+        outputs[form] = capsys.readouterr().out
+    assert len(outputs["title"]) < len(outputs["summary"]) < len(outputs["full"])
+    assert main(["preview", str(path), "--limit", "1", "--language", "es"]) == 0
+    spanish = capsys.readouterr().out
+    assert spanish != outputs["summary"]  # the date is the chat's language's
+    with pytest.raises(SystemExit):
+        main(["preview", str(path), "--format", "long"])

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.core.polls.fanout import route
+from bot.core.rules import filters
 from bot.core.rules.fields import reason, stopped_by
 from bot.core.rules.filters import (
     MAX_EXAMINED,
@@ -92,3 +93,13 @@ def test_ascii_text_folds_as_the_unicode_path_would(text: str) -> None:
     decomposed = unicodedata.normalize("NFKD", text)
     bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     assert fold_words(text) == re.findall(r"\w+", bare.casefold())
+
+
+def test_the_fanout_searches_the_title_the_text_and_the_translation() -> None:
+    reader = Reader(1, keywords=parse_keywords("harbour"))
+    in_text = Change(ChangeKind.NEW, post(1, "The harbour ferry runs late."))
+    elsewhere = Change(ChangeKind.NEW, post(2, "The ferry runs late."))
+    assert filters.wants(reader, in_text)
+    assert not filters.wants(reader, elsewhere)
+    assert filters.wants(reader, elsewhere, "港口 harbour 渡轮")
+    assert not filters.wants(Reader(1, keywords=parse_keywords("xxxx")), elsewhere)

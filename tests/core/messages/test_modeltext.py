@@ -263,6 +263,8 @@ def test_links_and_handles_the_post_itself_shows_are_kept() -> None:
     assert summary_of(f"More in ({LINK}).") == f"More in ({LINK})."
     assert summary_of(f"More at {LINK}") == f"More at {LINK}"
     assert summary_of(f"More at {LINK}", own_link=None) == "More at"
+    titled = read_reply(answer("Start at docs.lumen.example", "S."), LINK, post)
+    assert titled == ModelText("Start at docs.lumen.example", "S.")
 
 
 def test_prose_that_only_looks_dotted_stays() -> None:

@@ -208,3 +208,27 @@ async def test_only_group_admins_unsubscribe_or_undo(bot: RunningBot, bot_api: F
     assert following(bot, GROUP) == ["lumen"]
     await ask(bot_api, "/unsubscribe", GROUP, user_id=MEMBER)  # told once: admins only
     assert following(bot, GROUP) == ["lumen"]
+
+
+async def test_a_managed_channel_is_asked_left_and_restored_from_the_private_chat(
+    bot: RunningBot, bot_api: FakeBotApi
+) -> None:
+    channel = -1005001
+    bot_api.add_channel(channel, "Lumen News", username="lumen_news", admins=(CHAT,))
+    await ask(bot_api, "/channel @lumen_news")
+    await ask(bot_api, "/subscribe lumen")
+    await ask(bot_api, "/format lumen title")
+    before = row(bot, channel)
+    question = await ask(bot_api, "/unsubscribe")
+    assert question == (
+        "📢 <b>Lumen News</b>\n"
+        "Unsubscribe from <b>Lumen Blog</b>? This chat would get no more of its posts."
+    )
+    ((leave, _keep),) = keyboard(bot_api, CHAT)
+    await press(bot_api, leave["callback_data"])
+    assert last_edit(bot_api).startswith("📢 <b>Lumen News</b>\nUnsubscribed from")
+    assert following(bot, channel) == [] and following(bot) == []
+    edited = bot_api.calls_to("editMessageText")[-1].params["reply_markup"]["inline_keyboard"]
+    ((undo,),) = edited
+    await press(bot_api, undo["callback_data"])
+    assert following(bot, channel) == ["lumen"] and row(bot, channel) == before

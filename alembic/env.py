@@ -26,12 +26,22 @@ def _url() -> str:
     return load_settings().database_url
 
 
+# The search index is the migrations' own, in each database's form (migration 0031): SQLite's
+# FTS5 table with its shadow tables, PostgreSQL's GIN index. The models do not describe it.
+SEARCH_INDEX = ("item_search", "ix_item_version_terms")
+
+
+def _include_name(name: str | None, type_: str, parent_names: object) -> bool:
+    return not (name or "").startswith(SEARCH_INDEX)
+
+
 def _configure(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        include_name=_include_name,
     )
 
 

@@ -1,5 +1,7 @@
 """`python -m bench [--quick] [--write]`: every benchmark in one run, one table.
 `python -m bench scale --feeds N …`: the worker keeping N feeds on schedule (`scale.py`).
+`python -m bench search [--items=N] [--db=sqlite|postgresql] [--write]`: /search at N stored
+posts (`search.py`).
 
 Each measured tool runs in its own process (so CPU time and peak RSS are its own); the feed
 corpus server and the fake Bot API run in this process, on loopback.
@@ -46,6 +48,11 @@ def main() -> None:
         from bench.scale import main as scale
 
         scale(sys.argv[2:])
+        return
+    if sys.argv[1:2] == ["search"]:
+        from bench.search import main as search
+
+        search(sys.argv[2:])
         return
     quick = "--quick" in sys.argv
     feeds, chats, scale = (100, 1000, 1000) if quick else (500, 5000, 10_000)

@@ -148,7 +148,7 @@ FAMILY_LAYER = {
 # The only modules outside a family: the package itself and `python -m bot`'s entry.
 LOOSE = {"bot": "db", "bot.__main__": "cli"}
 # Families inside the core, and the primitives they share (a module directly in `bot/core`).
-CORE_FAMILIES = {"feeds", "detection", "polls", "messages", "rules"}
+CORE_FAMILIES = {"feeds", "detection", "polls", "messages", "rules", "search"}
 CORE_SHARED = {"types", "modes", "text", "urls", "lang"}
 
 

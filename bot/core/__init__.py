@@ -8,6 +8,7 @@ CLI preview, the poller and the benchmarks alike. Families, one folder each:
 - `polls`: what one poll means for a feed (the plan, the fetch decision, schedule, pace, alerts)
 - `messages`: what a chat reads (blocks, boilerplate, summary, render, digest, escape, paging)
 - `rules`: what a chat lets through and when (category/keyword filters, field rules, quiet hours)
+- `search`: what a chat's /search asks and finds (terms, the query, its SQL syntax, the sentence)
 
 and the primitives every family shares:
 

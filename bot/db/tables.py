@@ -17,6 +17,7 @@ from sqlalchemy import (
     false,
     true,
 )
+from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlmodel import Field, SQLModel
 
 from bot.core.modes import Edits, Format, Preview, SummaryMode
@@ -129,6 +130,36 @@ class Article(SQLModel, table=True):
     image: str | None = Field(default=None, max_length=2048)
     error: str | None = Field(default=None, max_length=300)
     fetched_at: datetime = Field(default_factory=utcnow)
+
+
+class ItemVersion(SQLModel, table=True):
+    """Every version of a post's title and text a chat could have read (the first one, one per
+    edit, and after each the latest silent rewrite), for `/search` (db/store/search.py). The
+    search index is kept beside it by migration 0031: on PostgreSQL `terms` (a tsvector) and its
+    GIN index `ix_item_version_terms`; on SQLite the FTS5 table `item_search` (rowid = this id;
+    `terms` stays NULL). Both are the migration's alone (`alembic/env.py` leaves them out of
+    the comparison with these models)."""
+
+    __tablename__ = "item_version"
+    __table_args__ = (
+        Index("ix_item_version_item", "item_id", "id"),
+        # Newest first within a chat's feeds, read from the index alone (db/store/search.py).
+        Index("ix_item_version_posted", "posted", "feed_id", "item_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_id: int = Field(foreign_key="item.id", ondelete="CASCADE")
+    feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE", index=True)
+    posted: datetime = Field(default_factory=utcnow, description="published, or first seen")
+    title: str = Field(default="", sa_column=Column(Text, nullable=False))
+    text: str = Field(default="", sa_column=Column(Text, nullable=False))
+    # Written by a silent rewrite (an absorbed change): the next one replaces it, while the
+    # first version and each edit's stay.
+    silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    terms: str | None = Field(
+        default=None, sa_column=Column(Text().with_variant(TSVECTOR(), "postgresql"))
+    )
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class ModelText(SQLModel, table=True):

@@ -30,6 +30,7 @@ Chats and feeds:
 - `leaving`: Undo after leaving a feed; left subscriptions forgotten after a while
 - `chats`: a chat's own settings
 - `follows`: following one post's changes (follow, stop, list)
+- `search`: /search, a chat's posts found by any version of their text
 
 Shared:
 - `run`: the one way the async layers reach the database (a thread, a transaction)

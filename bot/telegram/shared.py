@@ -24,6 +24,7 @@ from bot.services.follows import Follows
 from bot.services.leaving import Returns
 from bot.services.loops import Loops
 from bot.services.polling import Poller
+from bot.services.search import Searches
 from bot.services.subscribing import Subscriptions
 from bot.telegram.guard import Guard
 from bot.telegram.offers import Offers
@@ -98,6 +99,10 @@ class Shared:
         keeping = Keeping(settings.unsubscribe_undo_minutes, settings.left_settings_days)
         limit = settings.max_subscriptions_per_chat
         return Returns(self.engine, max_per_chat=limit, keeping=keeping, clock=self.clock)
+
+    @property
+    def post_search(self) -> Searches:
+        return Searches(self.engine, clock=self.clock)
 
     async def read(self, work: Callable[[Session], T]) -> T:
         """What a handler shows, read in a worker thread. Handlers change state only through

@@ -6,6 +6,7 @@ command), returning value objects (core types or the small ones defined here), n
 - `items`: what feeds published; per-feed category counts
 - `polls`: one poll of one feed: read what its plan needs, execute the plan
 - `articles`: what full-text feeds' post pages gave
+- `search`: every version of each post, and /search over them (FTS5, tsvector)
 - `modeltexts`: what the operator's language model wrote, and who asks for it
 - `chats`: chats and their own settings
 - `subscriptions`: who follows what, with which filters; the fan-out's audience
@@ -118,6 +119,7 @@ from bot.db.store.outbox import (
     told_about,
 )
 from bot.db.store.polls import ModelKeys, read_poll, write_poll
+from bot.db.store.search import record_versions, search_posts
 from bot.db.store.state import get_state, set_state
 from bot.db.store.subscriptions import (
     DigestSubscription,
@@ -209,6 +211,7 @@ __all__ = [
     "quiet_chats",
     "quiet_held_ids",
     "read_poll",
+    "record_versions",
     "rejoin",
     "rekey_items",
     "release_chats",
@@ -221,6 +224,7 @@ __all__ = [
     "restore",
     "save_articles",
     "save_model_texts",
+    "search_posts",
     "set_chat_active",
     "set_chat_rules",
     "set_digest",

@@ -17,6 +17,7 @@ from bot.core.polls.plan import ItemWrite, WriteKind
 from bot.core.text import FINGERPRINT_VERSION
 from bot.core.types import Identity, ParsedItem, StoredItem
 from bot.db.store.articles import articles_of
+from bot.db.store.search import record_versions
 from bot.db.store.statements import columns, run, table
 from bot.db.tables import Delivery, DeliveryStatus, FeedCategory, Item
 
@@ -97,6 +98,8 @@ _SET_COUNT = (
     .values(count=bindparam("b_count"))
 )
 _INSERT_CATEGORIES = insert(_CATEGORY)
+# The writes that make or change a post's searchable version (store/search.py).
+_VERSIONED = (WriteKind.INSERT, WriteKind.EDIT, WriteKind.REWRITE)
 
 
 def _stored(row: Sequence[Any]) -> StoredItem:
@@ -210,6 +213,10 @@ def write_items(
     if fresh:
         run(session, _INSERT_ITEMS, fresh)
     _count_categories(session, feed_id, tally, spelling)
+    versioned = [w for w in writes if w.kind in _VERSIONED]
+    if versioned:
+        ids = item_ids(session, feed_id=feed_id, keys=[w.item.key for w in versioned])
+        record_versions(session, feed_id=feed_id, writes=versioned, ids=ids, now=now)
 
 
 def _values(write: ItemWrite, now: datetime) -> dict[str, object]:

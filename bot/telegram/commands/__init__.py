@@ -17,6 +17,7 @@
 - `digests`: /digest
 - `follows`: /follow, /following (+ "Follow changes" under a post, ✖ under /following)
 - `language`: /language (+ its buttons)
+- `search`: /search (posts found by any version of their text)
 - `operators`: /addfeed, /removefeed (operators only)
 - `membership`: the bot added or removed, group upgrades, the error handler
 - `current`: what a setting command says alone (the value, how to change it, buttons)
@@ -37,6 +38,7 @@ from bot.telegram.commands import (
     leaving,
     models,
     operators,
+    search,
     settings,
     start,
     subscriptions,
@@ -52,6 +54,7 @@ TABLE = CommandTable(
         *models.COMMANDS,
         *digests.COMMANDS,
         *follows.COMMANDS,
+        *search.COMMANDS,
         *language.COMMANDS,
         *channels.COMMANDS,
         *operators.COMMANDS,

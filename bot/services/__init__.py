@@ -9,6 +9,7 @@ Polling:
 - `articles`: full text, each new post's page read once through the guard
 - `pageworkers`: pages' articles extracted in worker processes killed at a deadline
 - `models`: the operator's language model, each new post's texts asked once
+- `explanations`: the model explaining a substantive edit in one sentence, per language
 - `model_budget`: the model's hourly budget for every process, in shares
 - `cpu`: the small pool CPU-bound parsing runs in
 - `loops`: the background loops every process runs (poll, deliver)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from sqlalchemy import Engine
 
 from bot.core.messages.article import Article
+from bot.core.messages.modeltext import ModelText
 from bot.core.polls.decide import FeedState
 from bot.core.polls.plan import enriched
 from bot.core.types import ChangeKind, RawFeed
@@ -23,7 +24,9 @@ from bot.db import store
 from bot.net.fetch import Fetcher
 from bot.runtime.clock import Clock
 from bot.runtime.config import Settings
+from bot.services import run
 from bot.services.articles import FullText
+from bot.services.explanations import explain_edits
 from bot.services.model_budget import budget_for
 from bot.services.models import ModelWriter
 from bot.services.poll_result import Decided, Extras
@@ -31,6 +34,7 @@ from bot.services.poll_result import Decided, Extras
 
 class Enricher:
     def __init__(self, engine: Engine, fetcher: Fetcher, settings: Settings, clock: Clock) -> None:
+        self.engine = engine
         self.full_text = FullText(engine, fetcher, settings, clock)
         self.models = ModelWriter(settings, budget_for(engine, settings, clock))
 
@@ -44,7 +48,7 @@ class Enricher:
         fanout = decided.fanout
         if decided.plan.feed.full_text and (fanout.pages() or _edited(decided)):
             return True
-        return self.models.enabled and bool(fanout.asks())
+        return self.models.enabled and bool(fanout.asks() or fanout.explains())
 
     async def enrich(
         self, decided: Decided, raw: RawFeed | None, *, dry_run: bool = False
@@ -61,13 +65,26 @@ class Enricher:
         edited = [] if dry_run else [entries[k] for k in _edited(decided) if k in entries]
         articles, late = await self.full_text.read(feed, pages, edited)
         asks = {} if dry_run else fanout.asks()
-        if not asks or not self.models.enabled:
+        explains = {} if dry_run else fanout.explains()
+        if not (asks or explains) or not self.models.enabled:
             return Extras(articles=articles), late
         shown = enriched(plan, articles, {})
         items = [c.item for c in shown.changes if c.kind is ChangeKind.NEW]
         wrote = await self.models.write(feed, items, asks, decided.known.model_texts, raw.language)
-        extras = Extras(articles, wrote.written, wrote.fresh, wrote.spent, model_used=True)
+        edits = [c for c in shown.changes if c.kind is ChangeKind.EDITED]
+        told = await explain_edits(self.models, feed, edits, explains, self._cached)
+        extras = Extras(
+            articles,
+            {**wrote.written, **told.written},
+            {**wrote.fresh, **told.fresh},
+            tuple(dict.fromkeys((*wrote.spent, *told.spent))),
+            model_used=True,
+        )
         return extras, late
+
+    async def _cached(self, keys: list[str]) -> Mapping[str, ModelText]:
+        """The model's stored answers under these keys (an edit's: read when it is asked)."""
+        return await run.read(self.engine, lambda s: store.model_texts(s, keys=keys))
 
     def later(self, feed: FeedState, late: Mapping[str, asyncio.Task[Article]]) -> None:
         self.full_text.store_later(feed, late)

@@ -84,7 +84,9 @@ def _say_open(reason: str) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class _Job:
+class Job:
+    """One call to the model: its cache key, the post, the language and kind, what is sent."""
+
     key: str  # the cache key
     item: str  # the post's key
     language: str
@@ -156,7 +158,7 @@ class ModelWriter:
         if asked and self.breaker.allows():
             granted = await self.budget.take(feed, len(asked))
             spent = granted.spent
-            fresh = await self._ask_all(feed, asked[: granted.granted])
+            fresh = await self.ask_all(feed, asked[: granted.granted])
         answers = {**hits, **fresh}
         written: dict[str, dict[tuple[str, Kind], ModelText]] = {p.item: {} for p in posts}
         for job in jobs:
@@ -167,7 +169,7 @@ class ModelWriter:
                 written[job.item][(job.language, job.kind)] = text
         return Wrote({p.item: Written(p.language, written[p.item]) for p in posts}, fresh, spent)
 
-    def _jobs(self, post: _Post, readers: Sequence[Reader]) -> list[_Job]:
+    def _jobs(self, post: _Post, readers: Sequence[Reader]) -> list[Job]:
         assert self.api is not None
         jobs = []
         for language, kind in sorted(needs(readers, post.language)):
@@ -176,13 +178,13 @@ class ModelWriter:
             key = cache_key(
                 kind, language, self.api.model, messages[0]["content"], post.title, post.version
             )
-            jobs.append(_Job(key, post.item, language, kind, messages, post.link))
+            jobs.append(Job(key, post.item, language, kind, messages, post.link))
         return jobs
 
-    async def _ask_all(self, feed: FeedState, jobs: list[_Job]) -> dict[str, ModelText]:
+    async def ask_all(self, feed: FeedState, jobs: list[Job]) -> dict[str, ModelText]:
         answers: dict[str, ModelText] = {}
 
-        async def ask(job: _Job) -> None:
+        async def ask(job: Job) -> None:
             async with self._gate:
                 text = await self._ask(feed, job)
             if text is not None:
@@ -206,7 +208,7 @@ class ModelWriter:
         await asyncio.gather(*pending, return_exceptions=True)
         return answers
 
-    async def _ask(self, feed: FeedState, job: _Job) -> ModelText | None:
+    async def _ask(self, feed: FeedState, job: Job) -> ModelText | None:
         assert self.api is not None
         if not self.breaker.allows():
             return None

@@ -5,13 +5,14 @@ post was sent gets nothing about it. In en, es and zh."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 
 import pytest
 
 from tests.support.fakes.bot_api import FakeBotApi, Sent
 from tests.support.fakes.feed_server import FeedServer
+from tests.support.fakes.model_api import KEY, FakeModelApi
 from tests.support.fixtures import blog
 from tests.support.harness import RunningBot, ask, command, cycle, keyboard, lumen_bot, press
 
@@ -90,3 +91,56 @@ async def test_a_late_chat_that_asked_for_the_latest_posts_gets_their_edits(
     _, update = about(bot_api, LATE)
     assert update.text.startswith("<b>Actualizado: ")
     assert "<i>Membership: $49 → $59</i>" in update.text
+
+
+@pytest.fixture
+def model_api() -> Iterator[FakeModelApi]:
+    api = FakeModelApi().start()
+    yield api
+    api.stop()
+
+
+@pytest.fixture
+async def model_bot(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer, model_api: FakeModelApi
+) -> AsyncIterator[RunningBot]:
+    model = {"model_api_url": model_api.base_url, "model_api_key": KEY, "model_name": "tiny"}
+    async with lumen_bot(db_url, bot_api, feeds, blog.BEFORE_POSTS, **model) as running:
+        yield running
+
+
+EXPLAINED = {
+    EARLY: "The figure changed from $49 to $59.",
+    TITLES: "La cifra cambió de $49 a $59.",
+    CHINESE: "数字从 $49 改为 $59。",
+    LATE: "The figure changed from $49 to $59.",
+}
+
+
+@pytest.mark.parametrize("mode", ["ok", "inventive"])
+async def test_the_model_explains_an_edit_once_per_language_when_grounded(
+    model_bot: RunningBot,
+    bot_api: FakeBotApi,
+    feeds: FeedServer,
+    model_api: FakeModelApi,
+    mode: str,
+) -> None:
+    """With the operator's model each chat's edit opens with the model's sentence in its
+    language, asked once per (edit, language); a sentence naming a number the edit does not
+    hold ("inventive": $99) is refused for the rule-based line."""
+    # Two English chats (EARLY, LATE): one answer for both, not a call each.
+    for chat, language in ((EARLY, "en"), (TITLES, "es"), (CHINESE, "zh"), (LATE, "en")):
+        await command(bot_api, "/subscribe lumen", chat)
+        await ask(bot_api, f"/language {language}", chat)
+    feeds.serve("/feed/", blog.rss(with_price(49)))
+    await cycle(model_bot, bot_api)
+    model_api.mode = mode
+    feeds.serve("/feed/", blog.rss(with_price(59)))
+    await cycle(model_bot, bot_api)
+    asked = model_api.of_kind("explanation")
+    assert sorted(c.target for c in asked) == ["English", "Simplified Chinese", "Spanish"]
+    for chat in (EARLY, TITLES, CHINESE, LATE):
+        _, update = about(bot_api, chat)
+        first = update.text.split("\n\n", 1)[1].split("\n")[0]
+        wanted = EXPLAINED[chat] if mode == "ok" else "Membership: $49 → $59"
+        assert first == f"<i>{wanted}</i>", (chat, update.text)

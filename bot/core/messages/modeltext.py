@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bot.core.lang import detect_language
+from bot.core.messages.explain import grounded
 from bot.core.messages.sentences import sentence_ends
 from bot.core.modes import Format, SummaryMode
 from bot.core.text import clean_inline, shorten
-from bot.core.types import Change, ChangeKind, Reader
+from bot.core.types import Change, ChangeKind, Reader, TextDiff
 
 MAX_INPUT_CHARS = 6000  # the post's text sent to the model (its top: that is what is summarised)
 MAX_TITLE_CHARS = 200
@@ -57,6 +58,7 @@ _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 class Kind(StrEnum):
     SUMMARY = "summary"  # written by the model, in the chat's language (with the title)
     TRANSLATION = "translation"  # the title and the extractive summary, translated
+    EXPLANATION = "explanation"  # an edit in one sentence, in the chat's language
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,8 @@ class Written:
         """What this chat's message shows from the model, if anything: the model's summary
         (`/summary FEED model`), with the title translated when the chat translates and the
         post is in another language; else the translation (`/translate on`)."""
+        if change.kind is ChangeKind.EDITED:
+            return self._explained(reader, change)
         if change.kind is not ChangeKind.NEW or reader.message_format is Format.FULL:
             return None
         wanted = reader.language or DEFAULT_LANGUAGE
@@ -91,6 +95,31 @@ class Written:
         if reader.translate and foreign:
             return self.texts.get((wanted, Kind.TRANSLATION))
         return None
+
+    def _explained(self, reader: Reader, change: Change) -> ModelText | None:
+        """The model's sentence for an edit in the chat's language, when every number and
+        name in it is in the edit (`explain.grounded`); else None: the rule-based line."""
+        own = self.texts.get((reader.language or DEFAULT_LANGUAGE, Kind.EXPLANATION))
+        if own is None or not own.summary or change.diff is None:
+            return None
+        sentence = _at_most(own.summary, 1, MAX_EXPLAINED_CHARS)
+        return ModelText(explained=sentence) if grounded(sentence, change.diff) else None
+
+
+def explanation_prompt(language: str, title: str, diff: TextDiff) -> list[dict[str, str]]:
+    """The chat-completions messages for one edit: the post's title and what the edit removed
+    and added (public text only), asked once per edit and language."""
+    removed = [*diff.removed, *([diff.old_title] if diff.old_title else [])]
+    added = [*diff.added, *([diff.new_title] if diff.new_title else [])]
+    body = (
+        f"Title: {title}\n\nRemoved:\n" + "\n".join(removed)[: MAX_INPUT_CHARS // 2]
+        + "\n\nAdded:\n" + "\n".join(added)[: MAX_INPUT_CHARS // 2]
+    )  # fmt: skip
+    target = LANGUAGE_NAMES.get(language, language)
+    return [
+        {"role": "system", "content": EXPLANATION_TASK.format(target=target) + EXPLAINED_FORMAT},
+        {"role": "user", "content": body},
+    ]
 
 
 def needs(readers: Iterable[Reader], post_language: str) -> set[tuple[str, Kind]]:
@@ -126,6 +155,13 @@ TRANSLATION_TASK = (
     "numbers and code as they are. Plain text, no links, no markdown."
 )
 ANSWER_FORMAT = ' Answer with JSON only: {"title": "…", "summary": "…"}.'
+EXPLANATION_TASK = (
+    "In one short sentence in {target}, say what this edit of a blog post changed, from the "
+    "removed and added text below. Use only numbers and names that appear in that text. "
+    "Plain text, no links, no markdown."
+)
+EXPLAINED_FORMAT = ' Answer with JSON only: {"summary": "…"}.'
+MAX_EXPLAINED_CHARS = 200  # one sentence, one or two lines on a phone
 MAX_SUMMARY_CHARS = 450  # three sentences of English; the extractive summary is about as long
 _TRIM = " -–—·"  # a model's bullets and dashes around an answer
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from bot.core.lang import DEFAULT_LANGUAGE
 from bot.core.modes import Format, SummaryMode
 from bot.core.rules import quiet
 from bot.core.rules.fields import wants
@@ -68,6 +69,19 @@ class Fanout:
             for change in route.new:
                 found.setdefault(change.item.key, []).append(route.reader)
         return {k: tuple(v) for k, v in found.items()}
+
+    def explains(self) -> dict[str, set[str]]:
+        """Substantive edits some chat gets as a message now, with those chats' languages:
+        what the model is asked to explain, once per edit and language."""
+        found: dict[str, set[str]] = {}
+        for route in self.routes:
+            if route.reader.digest:
+                continue
+            for change in route.changes:
+                if change.kind is ChangeKind.EDITED and change.diff and not change.diff.minor:
+                    language = route.reader.language or DEFAULT_LANGUAGE
+                    found.setdefault(change.item.key, set()).add(language)
+        return found
 
     def settled(self, searched: Callable[[Reader, Change], str]) -> Fanout:
         """The routes once the model's texts are in: a waiting chat's keywords are checked

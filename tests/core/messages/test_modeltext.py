@@ -15,6 +15,7 @@ from bot.core.messages.modeltext import (
     ModelText,
     Written,
     cache_key,
+    explanation_prompt,
     instruction,
     language_of,
     needs,
@@ -323,3 +324,25 @@ def test_a_translated_title_keeps_the_original_as_the_link() -> None:
     assert first == "<b>寒武纪加入</b>"
     assert second == f'<a href="{LINK}">Cambricon joins</a>'
     assert to_plain(message).endswith("摘要。")
+
+
+# --- an edit explained by the model (issue 45) -------------------------------------------------
+
+PRICE_EDIT = TextDiff(added=("Seats cost $59.",), removed=("Seats cost $49.",))
+
+
+def test_an_edit_s_prompt_holds_only_what_it_removed_and_added() -> None:
+    system, user = (m["content"] for m in explanation_prompt("es", "Tickets", PRICE_EDIT))
+    assert system.startswith("In one short sentence in Spanish, say what this edit")
+    assert user == "Title: Tickets\n\nRemoved:\nSeats cost $49.\n\nAdded:\nSeats cost $59."
+
+
+def test_the_model_s_explanation_is_shown_only_when_grounded_in_the_edit() -> None:
+    edit = Change(ChangeKind.EDITED, POST, PRICE_EDIT)
+    good = Written("", {("en", Kind.EXPLANATION): ModelText(summary="Seats now $59, not $49.")})
+    assert good.for_reader(reader("en"), edit) == ModelText(explained="Seats now $59, not $49.")
+    assert good.for_reader(reader("es"), edit) is None  # no Spanish answer: the rule-based line
+    bad = Written("", {("en", Kind.EXPLANATION): ModelText(summary="Seats now $69.")})
+    assert bad.for_reader(reader("en"), edit) is None
+    two = Written("", {("en", Kind.EXPLANATION): ModelText(summary="Now $59. Was $49.")})
+    assert two.for_reader(reader("en"), edit) == ModelText(explained="Now $59.")

@@ -168,3 +168,15 @@ def test_an_edit_goes_only_to_chats_told_about_its_post() -> None:
     assert [keys(r.changes) for r in everyone.routes] == [["k7", "k8"], ["k7", "k8"]]
     nobody = route(changes, [told, late], NOW, max_new=10, told=set())
     assert [keys(r.changes) for r in nobody.routes] == [["k8"], ["k8"]]
+
+
+def test_substantive_edits_ask_the_model_once_per_language() -> None:
+    minor = Change(ChangeKind.EDITED, post(5), TextDiff(added=("a",), removed=("b",), minor=True))
+    readers = [
+        Reader(1),
+        Reader(2, language="es"),
+        Reader(3, language="en"),
+        Reader(4, digest=True),
+    ]
+    fanout = route([edit(7), minor, new(8)], readers, NOW, max_new=10)
+    assert fanout.explains() == {"k7": {"en", "es"}}  # not the minor edit, not a digest chat

@@ -34,6 +34,11 @@ WORDS = {
     "Spanish": {"joins": "se une a", "foundation": "fundación"},
 }
 TAG = {"Simplified Chinese": "[zh]", "Spanish": "[es]", "English": "[en]"}
+EXPLAINED = {
+    "English": "The figure changed from {old} to {new}.",
+    "Spanish": "La cifra cambió de {old} a {new}.",
+    "Simplified Chinese": "数字从 {old} 改为 {new}。",
+}
 
 
 @dataclass
@@ -47,7 +52,7 @@ class ModelCall:
 
 @dataclass
 class FakeModelApi:
-    mode: str = "ok"  # ok | slow | 429 | 500 | garbage | huge | hostile
+    mode: str = "ok"  # ok | slow | 429 | 500 | garbage | huge | hostile | inventive
     delay: float = 0.0
     calls: list[ModelCall] = field(default_factory=list)
     refused: int = 0
@@ -122,6 +127,8 @@ class FakeModelApi:
         )
 
     def _answer(self, call: ModelCall) -> dict[str, str]:
+        if call.kind == "explanation":
+            return {"summary": self._explain(call)}
         words = WORDS.get(call.target, {})
 
         def translate(text: str) -> str:
@@ -133,6 +140,13 @@ class FakeModelApi:
         tag = TAG.get(call.target, "[?]")
         return {"title": f"{tag} {translate(call.title)}", "summary": f"{tag} {translate(first)}"}
 
+    def _explain(self, call: ModelCall) -> str:
+        """An edit in one sentence: its first and last numbers ("inventive": a number the
+        edit does not hold, which the bot must refuse)."""
+        numbers = re.findall(r"\$?\d+(?:[.,]\d+)*", call.body) or ["?"]
+        old, new = numbers[0], "$99" if self.mode == "inventive" else numbers[-1]
+        return EXPLAINED.get(call.target, "{old} → {new}").format(old=old, new=new)
+
     def of_kind(self, kind: str) -> list[ModelCall]:
         with self.lock:
             return [c for c in self.calls if c.kind == kind]
@@ -141,6 +155,8 @@ class FakeModelApi:
 def _read_call(system: str, user: str) -> ModelCall:
     target = re.search(r"(?:in|into) (English|Spanish|Simplified Chinese)", system)
     kind = "translation" if system.startswith("Translate") else "summary"
+    if system.startswith("In one short sentence"):
+        kind = "explanation"
     title = re.search(r"^Title: (.*)$", user, re.MULTILINE)
     body = user.split("\n\n", 1)[1] if "\n\n" in user else ""
     body = body.removeprefix("Summary: ")

@@ -35,6 +35,7 @@ class Action(StrEnum):
     KEEP = "keep"  # "Keep it" under a bare /unsubscribe's question
     UNDO = "undo"  # Undo under "Unsubscribed from …"
     UNDO_ALL = "undoall"  # Undo under "/unsubscribe all"'s answer (the feeds left together)
+    REJOIN = "rejoin"  # Undo under /list after its ✖
 
 
 # A mode's command, a feed, one of the mode's words (`core/modes.py`): nothing else decodes.
@@ -72,6 +73,7 @@ SHAPES: dict[Action, Shape] = {
     Action.KEEP: Shape.FEED,
     Action.UNDO: Shape.FEED,
     Action.UNDO_ALL: Shape.STAMP,
+    Action.REJOIN: Shape.FEED,
 }
 # Buttons about one of the chat's subscriptions (checked to still exist before they act).
 ABOUT_A_SUBSCRIPTION = frozenset(

@@ -232,3 +232,31 @@ async def test_a_managed_channel_is_asked_left_and_restored_from_the_private_cha
     ((undo,),) = edited
     await press(bot_api, undo["callback_data"])
     assert following(bot, channel) == ["lumen"] and row(bot, channel) == before
+
+
+async def test_the_lists_cross_offers_undo_in_the_list(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    other = feeds.serve("/other/", blog.rss((blog.PUNE,), title="Other Blog"))
+    await bot.services.catalog.add_feed(other, slug="other", trusted=True)
+    await customised(bot_api, "es")
+    await ask(bot_api, "/subscribe other", CHAT, language="es")
+    before = every_row(bot)
+    await ask(bot_api, "/list", CHAT, language="es")
+    cross = next(
+        b
+        for row in keyboard(bot_api, CHAT)
+        for b in row
+        if b["callback_data"].startswith("unsub:") and b["callback_data"] != "unsub:0"
+    )
+    await press(bot_api, cross["callback_data"])
+    edited = bot_api.calls_to("editMessageText")[-1].params
+    assert "Lumen Blog" not in edited["text"]
+    (undo,) = edited["reply_markup"]["inline_keyboard"][-1]
+    assert undo["text"] == "↩ Deshacer: Lumen Blog" and following(bot) == ["other"]
+    await press(bot_api, undo["callback_data"])
+    relisted = bot_api.calls_to("editMessageText")[-1].params
+    assert "Lumen Blog" in relisted["text"] and "Other Blog" in relisted["text"]
+    assert following(bot) == ["lumen", "other"] and every_row(bot) == before
+    late = await press(bot_api, undo["callback_data"])
+    assert late["text"] == translator("es").gettext(leaving.TOO_LATE).format(minutes=10)

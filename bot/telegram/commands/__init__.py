@@ -79,5 +79,6 @@ BUTTONS: dict[Action, Handler] = {
     Action.KEEP: leaving.on_keep,
     Action.UNDO: leaving.on_undo,
     Action.UNDO_ALL: leaving.on_undo,
+    Action.REJOIN: subscriptions.on_rejoin,
 }
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

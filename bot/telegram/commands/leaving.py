@@ -164,14 +164,8 @@ async def on_undo(update: Update, context: Context) -> None:
     feed_id = button.feed_id if one else None
     left_at = None if one else button.count
     done = await context.svc.returns.undo(context.chat_id, feed_id, left_at)
-    settings = context.svc.settings
-    if done is Undone.EXPIRED:
-        text = tr.gettext(TOO_LATE).format(minutes=settings.unsubscribe_undo_minutes)
-        await query.answer(text, show_alert=True)
-        return
-    if done is Undone.LIMIT:
-        text = tr.gettext("This chat already has {limit} subscriptions, the most allowed.")
-        await query.answer(text.format(limit=settings.max_subscriptions_per_chat), show_alert=True)
+    if done is not Undone.DONE:
+        await query.answer(undo_refusal(done, context, tr), show_alert=True)
         return
     if one:
         feed = await context.svc.read(lambda s: store.feed_by_id(s, feed_id=button.feed_id))
@@ -181,6 +175,24 @@ async def on_undo(update: Update, context: Context) -> None:
         answer = tr.gettext(UNDONE_ALL)
     await edit(query, context.decorate(answer), None)
     await query.answer()
+
+
+def undo_refusal(done: Undone, context: Context, tr: Translator) -> str:
+    """Why an Undo did nothing (an alert: plain text)."""
+    settings = context.svc.settings
+    if done is Undone.LIMIT:
+        text = tr.gettext("This chat already has {limit} subscriptions, the most allowed.")
+        return text.format(limit=settings.max_subscriptions_per_chat)
+    return tr.gettext(TOO_LATE).format(minutes=settings.unsubscribe_undo_minutes)
+
+
+def with_undo(
+    keyboard: InlineKeyboardMarkup | None, button: Button, title: str, tr: Translator
+) -> InlineKeyboardMarkup:
+    """A keyboard (the /list page's) with an Undo row at the bottom for the feed just left."""
+    rows = [list(row) for row in keyboard.inline_keyboard] if keyboard is not None else []
+    label = f"{tr.gettext(UNDO_BUTTON)}: {_short(title, 30)}"
+    return InlineKeyboardMarkup([*rows, [_button(label, button)]])
 
 
 def _decorated(

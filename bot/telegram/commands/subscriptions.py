@@ -14,7 +14,9 @@ from bot.core.messages.escape import esc
 from bot.core.urls import shown_url
 from bot.db import store
 from bot.db.store import FeedView
+from bot.services.leaving import Undone
 from bot.telegram import texts
+from bot.telegram.buttons import Action, Button
 from bot.telegram.commands import adding, leaving
 from bot.telegram.commands.common import edit as edit  # settings.py's import of it
 from bot.telegram.commands.common import (
@@ -161,9 +163,29 @@ async def on_unsub(update: Update, context: Context) -> None:
     chat_id, feed_id = context.chat_id, button.feed_id
     subs = await context.svc.read(lambda s: store.chat_subscriptions(s, chat_id=chat_id))
     page = page_of(subs, feed_id)  # where it was: that page is shown again
-    await context.svc.subscriptions.unsubscribe(chat_id, feed_id)
-    await edit(query, *await current_list(context, page=page))
-    await query.answer((await context.tr()).gettext("Unsubscribed."))
+    left = await context.svc.subscriptions.unsubscribe(chat_id, feed_id)
+    text, keyboard = await current_list(context, page=page)
+    tr = await context.tr()
+    if left.count:  # the list gets an Undo row for the feed just left
+        title = next((feed.title or feed.slug for _, feed in subs if feed.id == feed_id), "")
+        keyboard = leaving.with_undo(keyboard, Button(Action.REJOIN, feed_id), title, tr)
+    await edit(query, text, keyboard)
+    await query.answer(tr.gettext("Unsubscribed."))
+
+
+async def on_rejoin(update: Update, context: Context) -> None:
+    """↩ Undo under /list after a ✖: the feed is followed again, settings and all; the list
+    shows it again."""
+    found = await pressed(update, context)
+    if found is None:
+        return
+    query, button = found
+    done = await context.svc.returns.undo(context.chat_id, button.feed_id)
+    if done is not Undone.DONE:
+        await query.answer(leaving.undo_refusal(done, context, await context.tr()), show_alert=True)
+        return
+    await edit(query, *await current_list(context, feed_id=button.feed_id))
+    await query.answer()
 
 
 async def on_list_page(update: Update, context: Context) -> None:

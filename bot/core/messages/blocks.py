@@ -31,6 +31,9 @@ _SKIPPED = frozenset(
      "button", "select", "iframe", "object", "video", "audio", "math", "head", "title"}
 )  # fmt: skip
 _VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "source", "wbr", "col", "area"})
+_CODE = frozenset({"code", "kbd", "tt", "samp"})
+# What a superscript holds when it is a footnote's marker: "1", "[2]", "12", "↩".
+_FOOTNOTE_MARK = re.compile(r"\s*\[?\d{1,3}\]?\s*|\s*[↩↑]\s*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,7 @@ class Run:
     href: str | None = None
     bold: bool = False
     italic: bool = False
+    code: bool = False  # inline code (`<code>` outside a code block)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +67,7 @@ def head_runs(runs: Sequence[Run], length: int) -> tuple[Run, ...]:
     for run in runs:
         if left <= 0:
             break
-        out.append(Run(run.text[:left], run.href, run.bold, run.italic))
+        out.append(Run(run.text[:left], run.href, run.bold, run.italic, run.code))
         left -= len(run.text)
     return tuple(out)
 
@@ -87,6 +91,8 @@ class _Reader(HTMLParser):
         self.bold = 0
         self.italic = 0
         self.href: list[str | None] = []
+        self.code = 0  # inside inline code
+        self.sup = 0  # inside a superscript (footnote markers are dropped)
         self.lists: list[list[int] | None] = []  # ol: [next number]; ul: None
         self.chars = 0
 
@@ -120,6 +126,10 @@ class _Reader(HTMLParser):
             self.italic += 1
         elif tag == "a":
             self.href.append(dict(attrs).get("href"))
+        elif tag in _CODE:
+            self.code += 1
+        elif tag == "sup":
+            self.sup += 1
         elif tag == "figure":
             self.flush()
 
@@ -163,19 +173,27 @@ class _Reader(HTMLParser):
             self.italic = max(self.italic - 1, 0)
         elif tag == "a" and self.href:
             self.href.pop()
+        elif tag in _CODE:
+            self.code = max(self.code - 1, 0)
+        elif tag == "sup":
+            self.sup = max(self.sup - 1, 0)
 
     def handle_data(self, data: str) -> None:
         if self.skip or not data or self.full:
             return
+        if self.sup and _FOOTNOTE_MARK.fullmatch(data):
+            return  # "concept<sup>1</sup>" reads "concept", not "concept1"
         href = next((h for h in reversed(self.href) if h), None)
-        self.runs.append(Run(data, href, self.bold > 0, self.italic > 0))
+        code = self.code > 0 and not self.pre
+        self.runs.append(Run(data, href, self.bold > 0, self.italic > 0, code))
         self.chars += len(data)
         if self.full:
             raise _Full
 
     def flush(self) -> None:
-        """End the current block: whitespace folded across its runs, empty runs dropped."""
-        runs = _folded(self.runs)
+        """End the current block: whitespace folded across its runs (a code block keeps its
+        lines), empty runs dropped."""
+        runs = _code_lines(self.runs) if self.pre else _folded(self.runs)
         if runs and not self.full:
             kind = self.kind
             if self.pre:
@@ -192,6 +210,12 @@ class _Reader(HTMLParser):
         self.runs = []
 
 
+def _code_lines(runs: list[Run]) -> tuple[Run, ...]:
+    """A code block's text as one run, its lines kept, blank lines at its ends dropped."""
+    text = "".join(run.text for run in runs).strip("\n").rstrip()
+    return (Run(text),) if text.strip() else ()
+
+
 def _folded(runs: list[Run]) -> tuple[Run, ...]:
     out: list[Run] = []
     last_space = True  # no space at the start of a block
@@ -202,10 +226,10 @@ def _folded(runs: list[Run]) -> tuple[Run, ...]:
         if not text:
             continue
         last_space = text.endswith(" ")
-        out.append(Run(text, run.href, run.bold, run.italic))
+        out.append(Run(text, run.href, run.bold, run.italic, run.code))
     if out:
         last = out[-1]
-        out[-1] = Run(last.text.rstrip(" "), last.href, last.bold, last.italic)
+        out[-1] = Run(last.text.rstrip(" "), last.href, last.bold, last.italic, last.code)
         if not out[-1].text:
             out.pop()
     return tuple(out)

@@ -122,19 +122,38 @@ def _is_toc_entry(block: Block) -> bool:
     return block.kind == "li" and bool(links) and all((r.href or "").startswith("#") for r in links)
 
 
-def lede(blocks: Sequence[Block]) -> list[Block]:
+def lede(blocks: Sequence[Block], *, structure: bool = False) -> list[Block]:
     """The post's content from its first real paragraph or list, without headings, noise or a
-    table of contents."""
+    table of contents. `structure` (the whole post): headings after the first paragraph and
+    code blocks stay."""
     out: list[Block] = []
     in_toc = False
     for block in blocks:
         if block.kind == "h" or (block.kind == "p" and _label(block) in _TOC):
             in_toc = _label(block) in _TOC
+            if structure and out and not in_toc and not is_label(block):
+                out.append(block)
             continue
         if in_toc and block.kind == "li":
             continue
         in_toc = False
+        if structure and block.kind == "pre" and out:
+            out.append(block)
+            continue
         if is_noise(block) or is_label(block):
+            continue
+        out.append(block)
+    return out
+
+
+def without_hanging_intros(blocks: Sequence[Block]) -> list[Block]:
+    """Without a paragraph ending in ":" that introduced what is not shown (a picture, an
+    embed): only a list, a quote or code may follow one."""
+    out: list[Block] = []
+    for index, block in enumerate(blocks):
+        following = blocks[index + 1] if index + 1 < len(blocks) else None
+        introduces = block.kind == "p" and block.text.rstrip().endswith((":", "："))
+        if introduces and (following is None or following.kind not in ("li", "quote", "pre")):
             continue
         out.append(block)
     return out
@@ -206,7 +225,9 @@ def _without_prefix(block: Block, length: int) -> Block:
         if skip >= len(text):
             skip -= len(text)
             continue
-        runs.append(Run(text[skip:].lstrip() if skip else text, run.href, run.bold, run.italic))
+        runs.append(
+            Run(text[skip:].lstrip() if skip else text, run.href, run.bold, run.italic, run.code)
+        )
         skip = 0
     return Block(block.kind, tuple(runs), block.number)
 

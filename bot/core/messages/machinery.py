@@ -179,7 +179,13 @@ def _slice(runs: Sequence[Run], start: int, end: int, *, lead: bool) -> list[Run
         low, high = max(start, position), min(end, position + len(run.text))
         if low < high:
             out.append(
-                Run(run.text[low - position : high - position], run.href, run.bold, run.italic)
+                Run(
+                    run.text[low - position : high - position],
+                    run.href,
+                    run.bold,
+                    run.italic,
+                    run.code,
+                )
             )
         position += len(run.text)
     while out and not out[0].text.strip():
@@ -189,7 +195,7 @@ def _slice(runs: Sequence[Run], start: int, end: int, *, lead: bool) -> list[Run
     if out:
         first = out[0]
         opening = (" " if lead else "") + first.text.lstrip()
-        out[0] = Run(opening, first.href, first.bold, first.italic)
+        out[0] = Run(opening, first.href, first.bold, first.italic, first.code)
         last = out[-1]
-        out[-1] = Run(last.text.rstrip(), last.href, last.bold, last.italic)
+        out[-1] = Run(last.text.rstrip(), last.href, last.bold, last.italic, last.code)
     return out

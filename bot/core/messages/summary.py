@@ -24,9 +24,15 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from bot.core.messages.blocks import Block, Run, head_runs, read_blocks, text_blocks
-from bot.core.messages.boilerplate import author_summary, lede, looks_cut, without_cut_marks
+from bot.core.messages.boilerplate import (
+    author_summary,
+    lede,
+    looks_cut,
+    without_cut_marks,
+    without_hanging_intros,
+)
 from bot.core.messages.escape import esc, esc_attr
-from bot.core.messages.machinery import idle, substantive
+from bot.core.messages.machinery import idle, is_machinery, substantive
 from bot.core.messages.sentences import CJK_ENDS, CLOSERS, columns, sentence_ends
 from bot.core.urls import safe_link
 
@@ -89,7 +95,8 @@ def whole_post(body_html: str, text: str = "", *, limit: int = 3000) -> tuple[st
     in `limit` columns, and whether that is all of it (`/format FEED full`)."""
     most = WHOLE_BLOCKS
     read = read_blocks(body_html, most, limit * 4) if body_html.strip() else text_blocks(text)
-    shown, complete = compose(substantive(lede(read)), limit, whole=True)
+    kept = [b for b in lede(read, structure=True) if not is_machinery(b.text)]
+    shown, complete = compose(without_hanging_intros(kept), limit, whole=True)
     return shown, complete and len(read) < most
 
 
@@ -137,6 +144,14 @@ def compose(
             lines.append((block, _render(runs)))
             used, items = used + extra + columns(text), items + 1
             used_rows += needed - (1 if following else 0)
+            continue
+        if block.kind in ("h", "pre"):  # a heading or a code block: whole, or the end
+            width = extra + columns(text)
+            if used + width > limit or used_rows + gap + phone_rows(columns(text)) > most_rows:
+                complete = False
+                break
+            lines.append((block, _render(runs)))
+            used, used_rows = used + width, used_rows + gap + phone_rows(columns(text))
             continue
         if sentences >= most_sentences:
             complete = False
@@ -223,12 +238,20 @@ def _shown_text(rendered: str) -> str:
 
 
 def _join(lines: list[tuple[Block, str]]) -> str:
+    """The lines as Telegram HTML: items marked, headings bold, quotes and code as Telegram
+    shows them, paragraphs apart."""
     out: list[str] = []
     previous: Block | None = None
     for block, shown in lines:
         line = shown
         if block.kind == "li":
             line = f"{block.number}. {shown}" if block.number is not None else f"• {shown}"
+        elif block.kind == "h":
+            line = f"<b>{esc(block.text)}</b>"
+        elif block.kind == "pre":
+            line = f"<pre>{esc(block.text)}</pre>"
+        elif block.kind == "quote":
+            line = f"<blockquote>{shown}</blockquote>"
         if previous is not None:
             line = ("\n" if _close(previous, block) else "\n\n") + line
         out.append(line)
@@ -272,6 +295,8 @@ def _render(runs: Sequence[Run]) -> str:
 
 def _styled(run: Run) -> str:
     shown = esc(run.text)
+    if run.code and run.text.strip() and not run.href:  # Telegram's code holds no other entity
+        return f"<code>{shown}</code>"
     if len(run.text) <= STYLE_CHARS and run.text.strip():
         if run.italic:
             shown = f"<i>{shown}</i>"

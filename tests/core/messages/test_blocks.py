@@ -100,7 +100,8 @@ def test_each_element_gives_its_kind_numbers_and_styles() -> None:
         ("li", None, [("dot", None, False, False)]),
         ("quote", None, [("Quoted.", None, False, False)]),
         ("caption", None, [("Caption", None, False, False)]),
-        ("pre", None, [("code here", None, False, False)]),
+        # a code block keeps its spacing and lines (issue 42: `full` shows it as <pre>)
+        ("pre", None, [("code  here", None, False, False)]),
         ("p", None, [("End.", None, False, False)]),
     ]  # fmt: skip
 

@@ -189,6 +189,7 @@ class PageAnswer:
     etag: str | None = None
     last_modified: str | None = None
     error: str = ""
+    body: bytes = b""  # the page as read (cut at the byte cap), when its article was asked
 
 
 async def check_page(
@@ -220,13 +221,13 @@ async def check_page(
     if result.status != 200 or not extract:
         return PageAnswer(result.status, etag=etag, last_modified=modified)
     if not looks_like_html(result.body, result.headers.get("content-type", "")):
-        return PageAnswer(200, failed("not a web page"))
+        return PageAnswer(200, failed("not a web page"), etag, modified)
     reader.workers.warm()
     try:
         article = await reader.workers.extract(result.body, result.url, title)
     except Exception as exc:  # a worker killed at its limits: this reading proves nothing
         article = failed(f"{type(exc).__name__}")
-    return PageAnswer(200, article, etag, modified)
+    return PageAnswer(200, article, etag, modified, body=result.body)
 
 
 class FullText:

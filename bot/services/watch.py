@@ -26,7 +26,7 @@ from bot.core.detection import withdrawal as rule
 from bot.core.detection.withdrawal import Answer, Step
 from bot.core.messages.notices import render_notice
 from bot.core.messages.render import render_change
-from bot.core.polls.follows import page_change, page_due, rebaseline
+from bot.core.polls.follows import page_change, page_due, reading, rebaseline
 from bot.core.text import html_to_text
 from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, TextDiff
 from bot.core.urls import redact_urls
@@ -44,6 +44,7 @@ from bot.services.articles import PageReader, check_page
 
 log = logging.getLogger(__name__)
 SWEEP_KEY = "withdrawal_sweep"
+PAGE_TEXT_BYTES = 256 * 1024  # a page without an article: its top, as visible text
 
 
 class PostWatch:
@@ -81,15 +82,19 @@ class PostWatch:
             self.pages, link, origin=origin, title=post.item.title, validators=validators
         )
         article = answer.article
-        if answer.status != 200 or article is None or not article.ok:
+        if answer.status != 200 or article is None:
             if answer.status != 304:
-                why = answer.error or (article.error if article else f"HTTP {answer.status}")
+                why = answer.error or f"HTTP {answer.status}"
                 log.info("followed post %s: page not read (%s)", redact_urls(link), why)
             await run.write(
                 self.engine, lambda s: followed.save_page(s, item_id=post.item_id, now=now)
             )
             return 0
-        text = html_to_text(article.html)
+        if article.ok:
+            text = reading(html_to_text(article.html), "")
+        else:  # no article on it: its whole visible text (off the loop: a page is large)
+            whole = answer.body[:PAGE_TEXT_BYTES].decode("utf-8", "replace")
+            text = reading(None, await asyncio.to_thread(html_to_text, whole))
         diff = None if fresh or page.text is None else page_change(page.text, text, post.item.title)
 
         def save(session: Session) -> int:

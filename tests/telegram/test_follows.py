@@ -159,3 +159,26 @@ async def test_a_followed_post_edited_in_its_feed_with_edits_off(
     (reply,) = replies_to(bot_api, CHAT, message.message_id)
     assert reply.startswith("<b>Updated: <a href=") and "07:40" in reply
     assert not any(t.startswith("<b>Updated") for t in bot_api.texts(SPANISH))
+
+
+def tiny(price: str) -> bytes:
+    """A page too short for an article: its whole visible text is what is compared."""
+    return (
+        "<!DOCTYPE html><html><head><title>Fares</title></head><body>"
+        f"<h1>Ferry fares</h1><p>Adult return: {price}.</p></body></html>"
+    ).encode()
+
+
+async def test_a_short_page_without_an_article_is_followed_whole(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    await ask(bot_api, "/subscribe harbour", CHAT)
+    feeds.serve(FERRY.path(), tiny("$49"), content_type="text/html; charset=utf-8")
+    message = await arrive(bot_api, feeds, CHAT, FERRY.title)
+    await press(bot_api, follow_data(message), CHAT)
+    await bot_api.wait_for(lambda: len(feeds.hits(FERRY.path())) >= 1, timeout=20)
+    serve_feed(feeds, (OLD, REGATTA))
+    feeds.serve(FERRY.path(), tiny("$59"), content_type="text/html; charset=utf-8")
+    await bot_api.wait_for(lambda: replies_to(bot_api, CHAT, message.message_id), timeout=30)
+    (reply,) = replies_to(bot_api, CHAT, message.message_id)
+    assert "$59" in reply and "$49" in reply

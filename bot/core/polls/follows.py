@@ -23,6 +23,7 @@ DEFAULT_DAYS = 14
 MAX_DAYS = 60
 # A diff this many sentences wide on both sides is the page's template, not an edit.
 MAX_CHANGED = 12
+PAGE_MARK = "\x1e"  # a reading of the whole page, not of its article
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +83,22 @@ def rebaseline(page_at: datetime | None, item_changed_at: datetime | None) -> bo
     return page_at is not None and item_changed_at is not None and item_changed_at > page_at
 
 
+def reading(article_text: str | None, page_text: str) -> str:
+    """What is kept of one reading of a page: its article's text, or when no article could be
+    extracted (a short page, an unusual layout) the page's whole visible text, marked so: the
+    two are never compared with each other."""
+    if article_text is not None:
+        return article_text
+    return PAGE_MARK + page_text
+
+
 def page_change(old_text: str, new_text: str, title: str) -> TextDiff | None:
-    """The substantive change from the page as last read to the page now, or None (the same
-    words, a minor edit, or the whole page rewritten: a new template, not an edit)."""
+    """The substantive change from the page as last read to the page now, or None (read in
+    another way than last time, the same words, a minor edit, or the whole page rewritten: a
+    new template, not an edit)."""
+    if old_text.startswith(PAGE_MARK) != new_text.startswith(PAGE_MARK):
+        return None
+    old_text, new_text = old_text.removeprefix(PAGE_MARK), new_text.removeprefix(PAGE_MARK)
     if same_words(old_text, new_text):
         return None
     if weigh(title, title, old_text, new_text) is Weight.MINOR:

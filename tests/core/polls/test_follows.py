@@ -14,12 +14,14 @@ from bot.core.polls.follows import (
     DEFAULT_DAYS,
     MAX_CHANGED,
     MAX_DAYS,
+    PAGE_MARK,
     FollowRequest,
     follow_until,
     may_follow,
     page_change,
     page_due,
     parse_follow,
+    reading,
     rebaseline,
 )
 
@@ -114,3 +116,15 @@ def test_a_rewritten_page_is_a_template_not_an_edit() -> None:
 @given(st.text(alphabet="abcdefg .", max_size=200))
 def test_a_page_compared_with_itself_is_never_news(text: str) -> None:
     assert page_change(text, text, "t") is None
+
+
+def test_a_page_without_an_article_is_read_whole_and_compared_only_so() -> None:
+    whole = reading(None, "Fares. Price: $49.")
+    assert whole == PAGE_MARK + "Fares. Price: $49."
+    assert reading("Fares.", "ignored") == "Fares."
+    diff = page_change(whole, reading(None, "Fares. Price: $59."), "Fares")
+    assert diff is not None and diff.added == ("Price: $59.",)
+    assert diff.removed == ("Price: $49.",)
+    # one reading of the article, the next of the whole page: a new baseline, not news
+    assert page_change("Fares. Price: $49.", reading(None, "Fares. Price: $59."), "t") is None
+    assert page_change(whole, "Fares. Price: $59.", "t") is None

@@ -240,3 +240,6 @@ def test_newest_first_at_most_the_limit_in_one_feed_and_since(engine: Engine) ->
         ("f0 day 0", True),
         ("f1 day 1", True),
     ]
+    with transaction(engine) as session:  # a feed the chat left is not the chat's any more
+        store.unsubscribe(session, chat_id=CHAT, feed_id=feeds[1].id, now=NOW)
+    assert {title.split()[0] for title, _ in search(engine, "harbour")} == {"f0"}

@@ -196,7 +196,7 @@ def search_posts(
     """The chat's posts (of the feeds it is subscribed to, or of `feed_id` among them) that
     any version of matches `query`, newest first, each with its newest matching version."""
     sub = table(Subscription)
-    feeds = select(sub.c.feed_id).where(sub.c.chat_id == chat_id)
+    feeds = select(sub.c.feed_id).where(sub.c.chat_id == chat_id, sub.c.left_at.is_(None))
     if feed_id is not None:
         feeds = feeds.where(sub.c.feed_id == feed_id)
     scope: list[ColumnElement[bool]] = [_V.c.feed_id.in_(feeds)]

@@ -183,11 +183,15 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     raise CliError(f"unknown command {command}")
 
 
+def _items(count: int) -> str:
+    return f"{count} item" if count == 1 else f"{count} items"
+
+
 def feed_command(args: argparse.Namespace, settings: Settings) -> int:
     engine = open_database(settings)
     if args.feed_command == "add":
         outcome = eventloop.run(_add(settings, engine, args.url, args.name), settings.event_loop)
-        print(f"added {outcome.slug}: {outcome.feed_title} ({outcome.items} items)")
+        print(f"added {outcome.slug}: {outcome.feed_title} ({_items(outcome.items)})")
         with Session(engine) as session:
             added = store.get_feed(session, slug=outcome.slug)
         if added is not None and added.excerpt_only and not added.full_text:
@@ -214,7 +218,7 @@ def feed_command(args: argparse.Namespace, settings: Settings) -> int:
             if not f.edits:
                 text = f"\tnew posts only (edits off){text}"
             print(
-                f"{f.slug}\t{f.url}\t{row.items} items\tevery {every}\tchecked {checked}"
+                f"{f.slug}\t{f.url}\t{_items(row.items)}\tevery {every}\tchecked {checked}"
                 f"\t{status}{owner}{text}"
             )
         return 0
@@ -330,7 +334,7 @@ async def _import(settings: Settings, engine: Engine, path: Path) -> int:
         catalog = Catalog(Poller(engine, fetcher, settings))
         report = await catalog.import_feeds([entry.url for entry in listed], trusted=True)
     for outcome in report.added:
-        print(f"added {outcome.slug}: {outcome.feed_title} ({outcome.items} items)")
+        print(f"added {outcome.slug}: {outcome.feed_title} ({_items(outcome.items)})")
     for line in report.failed:
         print(f"failed: {line}", file=sys.stderr)
     added, skipped, failed = len(report.added), report.skipped, len(report.failed)

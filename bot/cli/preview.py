@@ -107,7 +107,8 @@ async def preview(
         ),
         reverse=True,
     )[: max(limit, 0)]
-    print(f"{parsed.title or source}: {len(parsed.items)} items\n")
+    count = len(parsed.items)
+    print(f"{parsed.title or source}: {count} item{'' if count == 1 else 's'}\n")
     tr = translator(language)
     for item in newest:
         message = render_change(Change(ChangeKind.NEW, item), info, tr, form=form)

@@ -47,5 +47,12 @@ def run_digests(engine: Engine, clock: Clock = utcnow) -> int:
             rows = plan_digest(held, reader, due.feed_title)
             store.enqueue(session, rows=rows)
             queued += len(rows)
-            log.info("chat %s: digest of %d posts queued", reader.chat_id, len(held))
+            # What the message lists: a post new and then edited in the period is one line.
+            posts = len({h.item_id for h in held})
+            log.info(
+                "chat %s: digest of %d post%s queued",
+                reader.chat_id,
+                posts,
+                "" if posts == 1 else "s",
+            )
     return queued

@@ -9,6 +9,7 @@ language in its audience, not once per chat.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 
 from bot.core.messages.digest import (
     DIGEST_SUMMARY_COLUMNS,
@@ -69,6 +70,7 @@ def plan_fanout(
                     zone=reader.timezone,
                     form=reader.message_format,
                     model=model,
+                    now=fanout.now,
                 )
             rows.append(
                 _row(
@@ -144,7 +146,11 @@ def _flood_rows(
 
 
 def plan_backlog(
-    items: Iterable[tuple[int, ParsedItem]], reader: Reader, feed: FeedInfo, feed_id: int
+    items: Iterable[tuple[int, ParsedItem]],
+    reader: Reader,
+    feed: FeedInfo,
+    feed_id: int,
+    now: datetime | None = None,
 ) -> list[OutboxRow]:
     """The latest posts a chat asked for after subscribing, oldest first, sent at once."""
     tr = translator(reader.language)
@@ -160,6 +166,7 @@ def plan_backlog(
                 tr,
                 zone=reader.timezone,
                 form=reader.message_format,
+                now=now,
             ),
             held=False,
             image=item.image,

@@ -90,8 +90,9 @@ class Window:
     def line(self) -> str:
         seconds = max(time.monotonic() - self.started, 1e-9)
         errors = self.kinds[PollKind.ERROR] + self.kinds[PollKind.GONE]
+        feeds = "1 feed" if self.polls == 1 else f"{self.polls} feeds"
         return (
-            f"polling: {self.polls} feeds in {seconds:.0f} s ({self.polls / seconds:.1f}/s), "
+            f"polling: {feeds} in {seconds:.0f} s ({self.polls / seconds:.1f}/s), "
             f"{self.kinds[PollKind.NOT_MODIFIED]} not modified, "
             f"{self.kinds[PollKind.UNCHANGED]} unchanged, {self.new} new, {self.edited} "
             f"edited, {errors} errors; most overdue {self.worst_delay:.1f} s late"

@@ -150,7 +150,8 @@ class Subscriptions:
 
     async def queue_backlog(self, chat_id: int, feed_id: int, count: int) -> int:
         """Queue the newest `count` posts (oldest of them first) this chat has not had yet."""
-        return await run.write(self.engine, lambda s: _backlog(s, chat_id, feed_id, count))
+        now = self.clock()
+        return await run.write(self.engine, lambda s: _backlog(s, chat_id, feed_id, count, now))
 
     async def set_filter(
         self,
@@ -218,7 +219,7 @@ def _verdicts(reader: Reader, items: list[ParsedItem]) -> tuple[tuple[ParsedItem
     return tuple((item, reason(reader, item)) for item in items)
 
 
-def _backlog(session: Session, chat_id: int, feed_id: int, count: int) -> int:
+def _backlog(session: Session, chat_id: int, feed_id: int, count: int, now: datetime) -> int:
     if count <= 0:
         return 0
     reader = store.get_subscription(session, chat_id=chat_id, feed_id=feed_id)
@@ -231,6 +232,7 @@ def _backlog(session: Session, chat_id: int, feed_id: int, count: int) -> int:
     _known, language = store.chat_language(session, chat_id=chat_id)
     zone = store.chat_timezone(session, chat_id=chat_id)
     reader = replace(reader, language=language, timezone=zone)
-    rows = plan_backlog(fresh, reader, FeedInfo(slug=feed.slug, title=feed.title), feed_id)
+    info = FeedInfo(slug=feed.slug, title=feed.title)
+    rows = plan_backlog(fresh, reader, info, feed_id, now)
     store.enqueue(session, rows=rows)
     return len(rows)

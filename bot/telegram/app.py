@@ -138,15 +138,17 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
 
 async def startup(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """post_init: register the command menu, then start polling feeds and delivering."""
-    await register_commands(application.bot)
+    model = bool(application.bot_data[KEY].settings.model_api_url)
+    await register_commands(application.bot, model=model)
     application.bot_data[KEY].start_loops()
 
 
-async def register_commands(bot: Bot) -> None:
-    """The command menu, once by default (English) and once per translated client language."""
+async def register_commands(bot: Bot, *, model: bool = True) -> None:
+    """The command menu, once by default (English) and once per translated client language;
+    without a language model, not the commands that need one."""
     for language in LANGUAGES:
         tr = translator(language)
-        menu = [BotCommand(c.name, tr.gettext(c.about)) for c in commands.TABLE.menu()]
+        menu = [BotCommand(c.name, tr.gettext(c.about)) for c in commands.TABLE.menu(model=model)]
         code = None if language == DEFAULT_LANGUAGE else language
         await bot.set_my_commands(menu, language_code=code)
 

@@ -28,11 +28,19 @@ GROUP_HELLO = N_(
 )
 
 
-def help_text(tr: Translator, table: CommandTable, *, private: bool, operator: bool = False) -> str:
-    """The commands this chat can use, one line each, in the chat's language."""
+def help_text(
+    tr: Translator,
+    table: CommandTable,
+    *,
+    private: bool,
+    operator: bool = False,
+    model: bool = True,
+) -> str:
+    """The commands this chat can use, one line each, in the chat's language (`model`: the
+    bot has a language model, so /summary and /translate work)."""
     _ = tr.gettext
     lines = [_(INTRO), "", _("<b>Commands</b>")]
-    for command in table.menu():
+    for command in table.menu(model=model):
         if command.who is Who.PRIVATE and not private:
             continue
         lines.append(f"/{command.name} — {_(command.about)}")

@@ -38,6 +38,7 @@ class Command:
     usage: str | None = None  # `{feed}` names an example feed (a message id)
     who: Who = Who.ANYONE
     more: str | None = None  # said after the usage line by `/help NAME`
+    needs_model: bool = False  # offered only when the operator set a language model
 
 
 class CommandTable:
@@ -52,9 +53,12 @@ class CommandTable:
     def __iter__(self) -> Iterator[Command]:
         return iter(self.commands)
 
-    def menu(self) -> list[Command]:
-        """What Telegram's command menu offers everyone."""
-        return [c for c in self.commands if c.who is not Who.OPERATORS]
+    def menu(self, *, model: bool = True) -> list[Command]:
+        """What Telegram's command menu offers everyone (without a language model, not the
+        commands that need one)."""
+        return [
+            c for c in self.commands if c.who is not Who.OPERATORS and (model or not c.needs_model)
+        ]
 
     def usage(self, tr: Translator, name: str, feed: str = "blog") -> str:
         """A command's usage line, its examples naming one of this bot's feeds."""

@@ -117,7 +117,7 @@ def test_a_json_feed_through_feed_add_and_a_dry_run_poll(
     meetup = {"id": "meetup", "title": "Meetup", "content_text": "We meet on Saturday."}
     url = feeds.serve("/feed.json", document(talk), content_type="application/feed+json")
     assert main(["feed", "add", url, "--name", "ines"]) == 0
-    assert "added ines: Ines Park (1 items)" in capsys.readouterr().out
+    assert "added ines: Ines Park (1 item)" in capsys.readouterr().out
     edited = {**talk, "content_text": "Slides are up. The recording follows next week."}
     feeds.serve("/feed.json", document(meetup, edited), content_type="application/feed+json")
     assert main(["poll", "--once", "--dry-run"]) == 0

@@ -204,3 +204,15 @@ async def test_a_hole_is_filled_as_fast_as_the_room_frees(
     assert loop.time() - started < 5
     assert await scheduler.step() > 0
     await scheduler.drain()
+
+
+def test_the_polling_line_counts_one_feed_as_one_feed() -> None:
+    """Issue 43, item 9: `polling: 1 feeds in 2 s` read wrong."""
+    from bot.core.polls.decide import PollKind
+    from bot.services.scheduler import Window
+
+    window = Window()
+    window.kinds[PollKind.UNCHANGED] += 1
+    assert window.line().startswith("polling: 1 feed in ")
+    window.kinds[PollKind.NOT_MODIFIED] += 1
+    assert window.line().startswith("polling: 2 feeds in ")

@@ -199,7 +199,7 @@ async def test_operators_add_and_remove_feeds(
     assert "127.0.0.1" not in refused  # the chat gets a sentence, not the exception
     bot.services.poller.fetcher.allow_private = True
     added = await ask(bot_api, f"/addfeed {other} other", chat_id=op)
-    assert "Now watching <b>Other Blog</b> as <code>other</code> (1 items so far)" in added
+    assert "Now watching <b>Other Blog</b> as <code>other</code> (1 item so far)" in added
     with Session(bot.engine) as session:
         other_feed = store.get_feed(session, slug="other")
     assert other_feed is not None and not other_feed.trusted  # polled through the SSRF guard

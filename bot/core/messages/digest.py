@@ -8,6 +8,7 @@ guard's list (too many new posts from one poll) groups linked titles by category
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
@@ -81,16 +82,44 @@ def merge_entries(entries: list[DigestEntry]) -> list[DigestEntry]:
     return list(merged.values())
 
 
+# The words for each period in every language the bot speaks, so `/digest FEED diario 9:10` and
+# `/digest FEED 每天 9:10` mean `daily 09:10` (a chat reads its usage line in its own language
+# and types what it reads). Why accept them all everywhere: a chat's language and its people's
+# need not match, and none of these words means anything else here.
+PERIOD_WORDS: dict[DigestMode, tuple[str, ...]] = {
+    HOURLY: ("hourly", "cada hora", "por hora", "horario", "每小时", "每小時"),
+    DAILY: ("daily", "diario", "diaria", "cada día", "cada dia", "每天", "每日"),
+}
+OFF_WORDS = ("off", "desactivar", "apagar", "关闭", "關閉")
+_AT = re.compile(r"([0-9]{1,2})\s*[:：]\s*([0-9]{2})")
+_WORDS_ERROR = N_("use hourly, daily HH:MM or off")
+
+
+def is_off(words: list[str]) -> bool:
+    """`/digest FEED off` in any of the bot's languages."""
+    return " ".join(words).casefold().strip() in OFF_WORDS
+
+
 def parse_schedule(words: list[str]) -> DigestSchedule:
-    """`hourly` or `daily HH:MM`."""
-    if words == [HOURLY]:
+    """`hourly` or `daily HH:MM` (`H:MM` too), in any of the bot's languages (`PERIOD_WORDS`)."""
+    text = " ".join(words).casefold().strip()
+    for mode, names in PERIOD_WORDS.items():
+        for name in sorted(names, key=len, reverse=True):
+            if text.startswith(name):
+                return _schedule(mode, text[len(name) :].strip())
+    raise DigestSyntaxError(_WORDS_ERROR)
+
+
+def _schedule(mode: DigestMode, rest: str) -> DigestSchedule:
+    if mode is HOURLY:
+        if rest:
+            raise DigestSyntaxError(_WORDS_ERROR)
         return DigestSchedule(HOURLY)
-    if len(words) == 2 and words[0] == DAILY:
-        try:
-            return DigestSchedule(DAILY, time.fromisoformat(words[1]))
-        except ValueError:
-            raise DigestSyntaxError(N_("the time is HH:MM, e.g. 08:30")) from None
-    raise DigestSyntaxError(N_("use hourly, daily HH:MM or off"))
+    found = _AT.fullmatch(rest)
+    hour, minute = (int(found[1]), int(found[2])) if found else (24, 60)
+    if hour > 23 or minute > 59:
+        raise DigestSyntaxError(N_("the time is HH:MM, e.g. 08:30"))
+    return DigestSchedule(DAILY, time(hour, minute))
 
 
 def is_due(mode: str, at: time | None, zone: ZoneInfo, last: datetime, now: datetime) -> bool:

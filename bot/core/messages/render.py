@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.core.lang import ENGLISH, Translator
@@ -43,14 +43,16 @@ def render_change(
     zone: str = "UTC",
     form: Format = Format.SUMMARY,
     model: ModelText | None = None,
+    now: datetime | None = None,
 ) -> str:
-    """The message for one event in `tr`'s language, its date in the chat's time `zone`, in
+    """The message for one event in `tr`'s language, its date in the chat's time `zone` (with
+    the time of day for a post of the last day before `now`), in
     the subscription's `form` (title and source; the summary; the whole post up to the limit),
     guaranteed to fit Telegram's limit. `model`: what the operator's language model wrote for
     this chat (a summary, a translated title), plain text shown escaped."""
     scale = 1.0
     while True:
-        message = _render(change, feed, scale, tr, zone, form, model)
+        message = _render(change, feed, scale, tr, zone, form, model, now)
         if telegram_length(message) <= TELEGRAM_LIMIT or scale < 0.01:
             return message
         scale /= 2
@@ -67,6 +69,20 @@ def local(moment: datetime, zone: str) -> datetime:
         return moment.astimezone(ZoneInfo(zone))
     except (ValueError, ZoneInfoNotFoundError):
         return moment.astimezone(UTC)
+
+
+RECENT = timedelta(days=1)  # a post this recent shows its time of day beside the date
+
+
+def dated(published: datetime, tr: Translator, zone: str, now: datetime | None) -> str:
+    """The date line's date in the chat's zone; for a post of the last day, with its time
+    (`8 Sep 2026 17:59`). Why: "today" or "yesterday" is what a reader wants to know of a
+    fresh post, and the date alone reads the same for a post of this morning and of last
+    night; an older post's hour is noise."""
+    when = local(published, zone)
+    if now is None or not -timedelta(hours=1) <= now - published <= RECENT:
+        return tr.format_date(when)
+    return f"{tr.format_date(when)} {when:%H:%M}"
 
 
 def telegram_length(message_html: str) -> int:
@@ -91,6 +107,7 @@ def _render(
     zone: str,
     form: Format,
     model: ModelText | None = None,
+    now: datetime | None = None,
 ) -> str:
     item = change.item
 
@@ -116,7 +133,7 @@ def _render(
     if author:
         byline.append(shorten(author, budget(100)))
     if item.published:
-        byline.append(tr.format_date(local(item.published, zone)))
+        byline.append(dated(item.published, tr, zone, now))
     lines.append(esc(" · ".join(byline)))
     if form is Format.TITLE and change.kind is ChangeKind.NEW:
         return "\n".join(lines)

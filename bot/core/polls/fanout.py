@@ -52,6 +52,7 @@ class Fanout:
     # A feed nobody follows yet: its new posts (unless a flood), kept with their pages for
     # the backlog its first chat may ask for, as an operator's preview shows them.
     unfollowed: tuple[str, ...] = ()
+    now: datetime | None = None  # the poll's time: a post of the last day shows its hour
 
     def pages(self) -> list[str]:
         """New posts some chat sees summarised (a message of its own, or a digest's line,
@@ -127,9 +128,9 @@ def route(
         for reader, kept, wait in zip(readers, passed, waiting, strict=True)
     ]
     if routes:
-        return Fanout(tuple(routes), max_new)
+        return Fanout(tuple(routes), max_new, now=now)
     new = _keys(c for c in changes if c.kind is ChangeKind.NEW)
-    return Fanout((), max_new, tuple(new) if len(new) <= max_new else ())
+    return Fanout((), max_new, tuple(new) if len(new) <= max_new else (), now=now)
 
 
 def saw(reader: Reader, change: Change, told: Collection[tuple[int, str]] | None) -> bool:

@@ -123,6 +123,15 @@ async def subscription_answer(
     if result is Subscribed.HAD:
         text = _("This chat is already subscribed to <b>{title}</b>.")
         return text.format(title=title), None
+    if context.channel is not None:  # managed from a private chat: posts go to the channel
+        text = _(
+            "Subscribed to <b>{title}</b>. New posts and real edits will appear in the "
+            "channel <b>{channel}</b>.\n"
+            "Narrow it down with <code>/filter {slug} CATEGORY</code> "
+            "(see <code>/categories {slug}</code>)."
+        )
+        channel = esc(context.channel[1] or str(context.channel[0]))
+        return text.format(title=title, slug=slug, channel=channel), backlog_keyboard(feed.id, tr)
     text = _(
         "Subscribed to <b>{title}</b>. New posts and real edits will appear here.\n"
         "Narrow it down with <code>/filter {slug} CATEGORY</code> "

@@ -5,7 +5,13 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.core.lang import N_, Translator, then
-from bot.core.messages.digest import DigestMode, DigestSchedule, DigestSyntaxError, parse_schedule
+from bot.core.messages.digest import (
+    DigestMode,
+    DigestSchedule,
+    DigestSyntaxError,
+    is_off,
+    parse_schedule,
+)
 from bot.core.messages.escape import esc
 from bot.core.types import Reader
 from bot.db.store import FeedView
@@ -25,7 +31,7 @@ async def cmd_digest(update: Update, context: Context) -> None:
     _ = tr.gettext
     words = cmd.rest.lower().split()
     schedule: DigestSchedule | None = None
-    if words != ["off"]:
+    if not is_off(words):
         try:
             schedule = parse_schedule(words)
         except DigestSyntaxError as exc:

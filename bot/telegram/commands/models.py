@@ -91,6 +91,7 @@ COMMANDS = (
     Command(
         "summary",
         cmd_summary,
+        needs_model=True,
         about=N_("summaries written by the bot's language model"),
         usage=N_(
             "/summary <i>feed name</i> model|extract — a summary written by the bot's language "
@@ -101,6 +102,7 @@ COMMANDS = (
     Command(
         "translate",
         cmd_translate,
+        needs_model=True,
         about=N_("posts in other languages translated"),
         usage=N_(
             "/translate on|off — posts in another language than this chat's come with their title "

@@ -55,7 +55,11 @@ async def cmd_addfeed(update: Update, context: Context) -> None:
         except FeedAddError as exc:  # the chat's sentence; the technical line goes to the log
             log.info("/addfeed %s: %s", shown_url(url), exc)
             return _("Could not add the feed: {reason}").format(reason=explain(exc, context, tr))
-        text = _("Now watching <b>{title}</b> as <code>{slug}</code> ({items} items so far).")
+        text = tr.ngettext(
+            "Now watching <b>{title}</b> as <code>{slug}</code> ({items} item so far).",
+            "Now watching <b>{title}</b> as <code>{slug}</code> ({items} items so far).",
+            outcome.items,
+        )
         return text.format(
             title=esc(outcome.feed_title), slug=esc(outcome.slug), items=outcome.items
         )

@@ -32,7 +32,11 @@ async def cmd_help(update: Update, context: Context) -> None:
     chat = update.effective_chat
     private = chat is not None and chat.type == ChatType.PRIVATE
     text = help_screen.help_text(
-        tr, context.svc.commands, private=private, operator=context.is_operator
+        tr,
+        context.svc.commands,
+        private=private,
+        operator=context.is_operator,
+        model=bool(context.svc.settings.model_api_url),
     )
     await context.reply(text)
 

@@ -104,9 +104,17 @@ async def cmd_export(update: Update, context: Context) -> None:
         for _reader, feed in subs
     ]
     document = render_opml("Feedwatch subscriptions", feeds, created=context.svc.clock())
-    caption = tr.ngettext("{count} feed", "{count} feeds", len(feeds)).format(count=len(feeds))
+    caption = tr.ngettext(
+        "This chat's subscriptions: {count} feed, as an OPML file.",
+        "This chat's subscriptions: {count} feeds, as an OPML file.",
+        len(feeds),
+    ).format(count=len(feeds))
     await message.reply_document(
-        document=document, filename="feedwatch.opml", caption=caption, do_quote=False
+        document=document,
+        filename="feedwatch.opml",
+        caption=context.decorate(caption),  # a managed channel's: its name first
+        parse_mode=ParseMode.HTML,
+        do_quote=False,
     )
 
 

@@ -152,3 +152,25 @@ def test_entries_without_an_item_never_swallow_a_real_item() -> None:
     real = DigestEntry("real", None, (), updated=True, item_id=1)
     (message,) = render_digest("F", [*loose, real])
     assert message.endswith("• loose 0\n\n• loose 1\n\n• loose 2\n\n• Updated: real")
+
+
+def test_digest_words_in_every_language_and_any_hour_form() -> None:
+    """Issue 43, item 7: `/digest pytorch diario 9:10` and `每天` were refused."""
+    from bot.core.messages.digest import is_off
+
+    for words in (["daily", "9:10"], ["diario", "09:10"], ["DIARIA", "9:10"], ["每天", "9：10"]):
+        assert parse_schedule(words) == DigestSchedule(DAILY, time(9, 10)), words
+    assert parse_schedule(["每天9:10"]) == DigestSchedule(DAILY, time(9, 10))
+    assert parse_schedule(["cada", "día", "23:59"]) == DigestSchedule(DAILY, time(23, 59))
+    for words in (["hourly"], ["cada", "hora"], ["por", "hora"], ["每小时"]):
+        assert parse_schedule(words) == DigestSchedule(HOURLY), words
+    for bad in (["diario"], ["diario", "24:00"], ["diario", "9:60"], ["daily", "9"]):
+        with pytest.raises(DigestSyntaxError) as refused:
+            parse_schedule(bad)
+        assert str(refused.value) == "the time is HH:MM, e.g. 08:30", bad
+    for bad in (["cada", "hora", "9:10"], ["semanal"], ["hourlyish"], []):
+        with pytest.raises(DigestSyntaxError) as refused:
+            parse_schedule(bad)
+        assert str(refused.value) == "use hourly, daily HH:MM or off", bad
+    assert is_off(["off"]) and is_off(["OFF"]) and is_off(["关闭"]) and is_off(["desactivar"])
+    assert not is_off(["daily", "off"]) and not is_off([])

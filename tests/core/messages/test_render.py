@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.core.feeds.parse import parse_feed
+from bot.core.lang import ENGLISH
 from bot.core.messages.render import render_change, telegram_length, to_plain
 from bot.core.modes import Format
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem, TextDiff
@@ -207,3 +208,21 @@ def test_formats_title_summary_and_full() -> None:
     assert cut.endswith(f'<a href="{MEMBERSHIP.link}">Read on the site →</a>')
     assert telegram_length(cut) <= 4096
     assert_valid_telegram_html(cut)
+
+
+def test_a_post_of_the_last_day_shows_its_time_of_day_in_the_chat_s_zone() -> None:
+    """Issue 43, item 7: the date line had no time for posts published today."""
+    from datetime import timedelta
+
+    from bot.core.messages.render import dated
+
+    now = datetime(2026, 9, 8, 12, 0, tzinfo=UTC)
+    assert dated(now - timedelta(hours=2), ENGLISH, "UTC", now) == "8 Sep 2026 10:00"
+    # In the chat's zone: 22:30 UTC on the 7th is 07:30 on the 8th in Tokyo.
+    late = datetime(2026, 9, 7, 22, 30, tzinfo=UTC)
+    assert dated(late, ENGLISH, "Asia/Tokyo", now) == "8 Sep 2026 07:30"
+    assert dated(now - timedelta(days=1), ENGLISH, "UTC", now) == "7 Sep 2026 12:00"
+    assert dated(now - timedelta(days=1, seconds=1), ENGLISH, "UTC", now) == "7 Sep 2026"
+    assert dated(now + timedelta(minutes=30), ENGLISH, "UTC", now) == "8 Sep 2026 12:30"
+    assert dated(now + timedelta(hours=1, seconds=1), ENGLISH, "UTC", now) == "8 Sep 2026"
+    assert dated(now - timedelta(hours=2), ENGLISH, "UTC", None) == "8 Sep 2026"

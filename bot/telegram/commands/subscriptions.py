@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 from telegram import InlineKeyboardMarkup, Message, Update
+from telegram.constants import ParseMode
 
 from bot.core.feeds.discover import looks_like_url
 from bot.core.feeds.opml import OpmlFeed, render_opml

@@ -83,3 +83,27 @@ async def test_an_opml_import_runs_in_the_background_with_one_progress_message(
     assert "<b>One</b>: subscribed" in final and "<b>Two</b>: subscribed" in final
     assert "That site did not answer in time" in final
     assert len([t for t in bot_api.texts(OPERATOR) if "Importing" in t]) == 1  # one message
+
+
+async def test_one_opml_import_per_person_at_a_time(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    slow = feeds.behave("/slow/", hang)
+    document = f'<opml version="2.0"><body><outline xmlUrl="{slow}"/></body></opml>'.encode()
+    bot_api.push_document(document, chat_id=OTHER)
+    await bot_api.wait_for(lambda: any("Importing" in t for t in bot_api.texts(OTHER)))
+    before = len(bot_api.texts(OTHER))
+    bot_api.push_document(document, chat_id=OTHER)  # the first is still fetching
+    replies = await bot_api.wait_replies(OTHER, before + 1)
+    assert replies[before] == (
+        "Still importing the last file you sent. Send the next one when it is done."
+    )
+    await bot_api.wait_for(
+        lambda: any(t.startswith("<b>OPML import</b>") for t in bot_api.shown(OTHER)), timeout=10
+    )
+    final = next(t for t in bot_api.shown(OTHER) if t.startswith("<b>OPML import</b>"))
+    assert "0 subscribed, 0 already subscribed, 1 refused." in final
+    before = len(bot_api.texts(OTHER))
+    bot_api.push_document(b"<opml><body/></opml>", chat_id=OTHER)  # done: a next file is read
+    replies = await bot_api.wait_replies(OTHER, before + 1)
+    assert replies[before] == "That file lists no feed addresses."

@@ -29,7 +29,7 @@ _FURNITURE_HOSTS = re.compile(
     r"(?:^|\.)(?:gravatar\.com|avatars\.githubusercontent\.com|feeds\.feedburner\.com"
     r"|feedproxy\.google\.com|feeds\.feedblitz\.com|feedsportal\.com|stats\.wordpress\.com"
     r"|pixel\.wp\.com|doubleclick\.net|s\.w\.org|pixel\.[\w.-]+|badge\.fury\.io|shields\.io"
-    r"|img\.shields\.io)$",
+    r"|img\.shields\.io|thumbs\.redditmedia\.com)$",
     re.IGNORECASE,
 )
 # Words in an image's address (or class) that name furniture, not a post's picture.

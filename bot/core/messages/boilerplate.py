@@ -22,7 +22,8 @@ SUMMARY_WITHIN = 8  # the author's summary is among the first content blocks
 TEASER_CHARS = 160  # a one-sentence excerpt this short is a hook: the lede follows it
 _LABELS = frozenset(
     {"summary", "key takeaways", "takeaways", "key points", "in brief", "in short", "brief",
-     "highlights", "at a glance", "the short version", "short version", "tl;dr", "tldr",
+     "highlights", "at a glance", "quick summary", "in a nutshell", "the short version",
+     "short version", "tl;dr", "tldr",
      "tl;dr;", "too long; didn't read", "executive summary", "overview", "what's new",
      "resumen", "en resumen", "puntos clave", "摘要", "总结", "概要", "要点", "まとめ", "要約"}
 )  # fmt: skip

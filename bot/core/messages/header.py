@@ -57,7 +57,9 @@ def shown_author(author: str | None, feed_title: str, title: str = "") -> str | 
     if not author:
         return None
     name = _EMPTY_BRACKETS.sub(" ", _EMAIL.sub(" ", author))
-    name = " ".join(name.split()).strip(" ,;·-()")
+    name = " ".join(name.split()).strip(" ,;·-")
+    if name.startswith("(") and name.endswith(")") and name.count("(") == 1:
+        name = name[1:-1].strip()  # "(Ana Ruiz)" left by the address before it
     folded = _fold(name)
     if not folded or folded in (_fold(feed_title), _fold(title)):
         return None

@@ -49,6 +49,7 @@ def image_of(body_html: str, link: str = "", extra: str = "") -> str | None:
         "https://cdn.example/files/2026/09/thumb.jpg?w=150",
         "https://lh3.example.com/img/AbC/s72-c/photo.jpg",
         "https://blog.example/uploads/2026/09/hero-150x150.jpg",
+        "https://b.thumbs.redditmedia.com/AbCdEf123.jpg",
         "data:image/gif;base64,R0lGODlhAQABAAAAACw=",
     ],
 )

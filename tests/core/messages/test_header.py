@@ -68,6 +68,9 @@ def test_the_author_is_left_out_when_it_repeats_the_feed_or_the_title() -> None:
     assert shown_author("Ana Ruiz (noreply@blogger.com)", "Blog") == "Ana Ruiz"
     assert shown_author("noreply@blogger.com", "Blog") is None
     assert shown_author("Ana Ruiz", "Blog") == "Ana Ruiz"
+    assert (
+        shown_author("Ana (now), Ben and Cy (earlier)", "Blog") == "Ana (now), Ben and Cy (earlier)"
+    )
     item = ParsedItem("k", "Post", None, "Rain Maker", None, (), "Hi.", "f", 0)
     message = render_change(Change(ChangeKind.NEW, item), FeedInfo("rm", "Rain Maker"))
     assert message.split("\n")[1] == "Rain Maker"

@@ -211,3 +211,11 @@ def test_substantive_keeps_styles_and_links_of_kept_sentences() -> None:
     (kept,) = substantive([block])
     assert kept.text == "The release is on the site."
     assert kept.runs[0].bold and kept.runs[2].href == "https://k.example/"
+
+
+def test_a_quick_summary_label_introduces_the_author_s_summary() -> None:
+    body = (
+        "<p>We added a payment type.</p><p>Quick summary</p>"
+        "<p>Every user can now pay in a second currency.</p>"
+    )
+    assert visible(summarize(body)) == "Every user can now pay in a second currency."

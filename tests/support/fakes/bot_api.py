@@ -120,11 +120,11 @@ class FakeBotApi(ChannelDirectory):
 
     # --- lifecycle ---------------------------------------------------------------------------
 
-    def start(self) -> FakeBotApi:
+    def start(self, port: int = 0) -> FakeBotApi:
         app = web.Application(client_max_size=1024**2 * 60)
         app.router.add_post("/bot{token}/{method}", self._handle)
         app.router.add_get("/file/bot{token}/{path:.*}", self._download)
-        self.server = ThreadedApp(app).start()
+        self.server = ThreadedApp(app, port).start()
         self.server.call(self._make_event())
         return self
 

@@ -18,10 +18,10 @@ T = TypeVar("T")
 
 
 class ThreadedApp:
-    def __init__(self, app: web.Application) -> None:
+    def __init__(self, app: web.Application, port: int = 0) -> None:
         self.app = app
         self.loop = asyncio.new_event_loop()
-        self.port = 0
+        self.port = port  # 0: any free port
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
@@ -33,7 +33,7 @@ class ThreadedApp:
     async def _start(self) -> None:
         self._runner = web.AppRunner(self.app, shutdown_timeout=0.5)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
         server = site._server
         assert server is not None

@@ -128,3 +128,34 @@ def test_any_pattern_either_compiles_or_is_refused(pattern: str) -> None:
     except FilterSyntaxError:
         return
     stopped_by(written(found), post(text="a" * 1000))  # and running it never raises
+
+
+def test_links_match_inside_words_and_missing_fields_match_nothing() -> None:
+    assert stopped_by(("link:torch",), post()) is None  # inside "pytorch.example"
+    assert stopped_by(("title:torch",), post()) == "title:torch"  # words elsewhere
+    assert stopped_by(("link:xxxx",), post(link=None)) == "link:xxxx"
+    assert stopped_by(("author:xxxx",), post(author=None)) == "author:xxxx"
+    assert stopped_by(("category:blog",), post(categories=("Blog", "News"))) is None
+    assert stopped_by(("category:news",), post(categories=("Blog", "News"))) is None
+
+
+def test_the_fanout_question_searches_the_translation_too() -> None:
+    change = Change(ChangeKind.NEW, post())
+    harbour = Reader(chat_id=1, keywords=KeywordFilter(include=("harbour",)))
+    assert wants(harbour, change, "港口 harbour") and not wants(harbour, change)
+    assert not wants(Reader(chat_id=1, keywords=KeywordFilter(include=("xxxx",))), change)
+
+
+def test_rule_refusals_say_why_and_twenty_rules_are_allowed() -> None:
+    def refusal(text: str) -> str:
+        with pytest.raises(FilterSyntaxError) as caught:
+            parse_rules(text)
+        return str(caught.value)
+
+    assert refusal("title") == 'write rules as field:word, field:"two words" or field:/pattern/'
+    assert refusal("color:red") == "color is not a field: use title, text, author, category or link"
+    assert refusal('title:"  "') == "title: needs a value"
+    assert refusal("  ") == "give at least one rule, e.g. title:release"
+    twenty = " ".join(f"title:w{n}" for n in range(20))
+    assert len(parse_rules(twenty)) == 20
+    assert refusal(twenty + " title:w20") == "at most 20 rules"

@@ -225,6 +225,23 @@ def main() -> None:
     )
     server.stop()
 
+    print("6. start-up CPU per command (median of 5 fresh interpreters)", flush=True)
+    startup = child("bench.startup")
+    goals = {"--help": "≤ 0.3 s", "poll --once --dry-run (one quiet feed)": "≤ 0.6 s"}
+    for name, found in startup.items():
+        median = found["median"]  # type: ignore[index]
+        row(
+            f"start-up CPU: `python -m bot {name}`",
+            f"{median:.2f} s",
+            "-",
+            "-",
+            goals.get(name, "-"),
+        )
+        notes.append(
+            f"start-up CPU of `{name}`, five runs: "
+            + ", ".join(f"{r:.2f} s" for r in found["runs"])
+        )  # type: ignore[index]
+
     elapsed = time.monotonic() - started
     table = ["| Measure | Feedwatch | Peer / limit | Ratio | Goal |", "|---|---|---|---|---|"]
     table += [f"| {' | '.join(r)} |" for r in rows]

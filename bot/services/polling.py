@@ -27,6 +27,7 @@ from bot.core.polls.decide import (
     PollKind,
     decide,
 )
+from bot.core.polls.schedule import LAST_CYCLE_KEY
 from bot.core.types import ChangeKind, RawFeed
 from bot.db import store
 from bot.db.engine import transaction
@@ -50,7 +51,6 @@ from bot.services.poll_result import (
 from bot.services.watch import PostWatch
 
 log = logging.getLogger(__name__)
-LAST_CYCLE_KEY = "last_poll_cycle_finished"
 CLAIM_BATCH = 500
 
 

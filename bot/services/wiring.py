@@ -10,17 +10,19 @@ import uuid
 from sqlalchemy import Engine
 
 from bot.db.engine import make_engine
-from bot.db.migrate import upgrade
+from bot.db.migrate import at_head, upgrade
 from bot.net.fetch import Fetcher, FetchLimits
 from bot.net.guard import Resolver, system_resolver
 from bot.runtime.config import Settings
 
 
 def open_database(settings: Settings, *, migrate: bool = True) -> Engine:
-    """Every command but `migrate` itself upgrades the schema to head before it starts."""
-    if migrate:
+    """Every command but `migrate` itself upgrades the schema to head before it starts (Alembic
+    runs only when the schema is not at head already: `migrate.at_head`)."""
+    engine = make_engine(settings.database_url)
+    if migrate and not at_head(engine):
         upgrade(settings.database_url)
-    return make_engine(settings.database_url)
+    return engine
 
 
 def make_fetcher(settings: Settings, resolver: Resolver = system_resolver) -> Fetcher:

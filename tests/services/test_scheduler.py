@@ -16,10 +16,11 @@ from sqlmodel import Session, col, select
 
 from bot.cli.health import check_health
 from bot.core.polls.pacing import Pace
+from bot.core.polls.schedule import LAST_CYCLE_KEY
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Feed
-from bot.services.polling import LAST_CYCLE_KEY, Poller
+from bot.services.polling import Poller
 from bot.services.scheduler import Scheduler
 from bot.services.wiring import make_fetcher
 from tests.support.clock import Clock

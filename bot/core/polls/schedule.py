@@ -7,6 +7,8 @@ import re
 from datetime import datetime, timedelta
 
 MAX_BACKOFF = timedelta(hours=24)
+# The state row the poller writes when a cycle finishes and `health` reads (another process).
+LAST_CYCLE_KEY = "last_poll_cycle_finished"
 
 
 def next_check(

@@ -135,10 +135,10 @@ class Article(SQLModel, table=True):
 class ItemVersion(SQLModel, table=True):
     """Every version of a post's title and text a chat could have read (the first one, one per
     edit, and after each the latest silent rewrite), for `/search` (db/store/search.py). The
-    search index is kept beside it by migration 0031: on PostgreSQL `terms` (a tsvector) and its
-    GIN index `ix_item_version_terms`; on SQLite the FTS5 table `item_search` (rowid = this id;
-    `terms` stays NULL). Both are the migration's alone (`alembic/env.py` leaves them out of
-    the comparison with these models)."""
+    search index is kept beside it by migrations 0031 and 0032: on PostgreSQL `terms` (a
+    tsvector) and its GIN index `ix_item_version_terms`; on SQLite the FTS5 table `item_search`
+    (rowid = `search_key`; `terms` stays NULL). Both are the migrations' alone
+    (`alembic/env.py` leaves them out of the comparison with these models)."""
 
     __tablename__ = "item_version"
     __table_args__ = (
@@ -159,6 +159,9 @@ class ItemVersion(SQLModel, table=True):
     terms: str | None = Field(
         default=None, sa_column=Column(Text().with_variant(TSVECTOR(), "postgresql"))
     )
+    # SQLite: this version's row in `item_search`, numbered by the post's date
+    # (core/search/match.fts5_rowid, migration 0032); None on PostgreSQL.
+    search_key: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
 
 

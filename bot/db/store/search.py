@@ -17,7 +17,6 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Executable,
-    Select,
     bindparam,
     column,
     delete,
@@ -32,7 +31,7 @@ from sqlalchemy import table as sa_table
 from sqlmodel import Session
 
 from bot.core.polls.plan import ItemWrite, WriteKind
-from bot.core.search.match import fts5, tsquery
+from bot.core.search.match import fts5_in_feeds, fts5_rowid, fts5_since, tsquery
 from bot.core.search.query import SearchQuery
 from bot.core.search.snippet import Found
 from bot.core.search.terms import index_text
@@ -41,20 +40,25 @@ from bot.db.tables import Feed, Item, ItemVersion, Subscription
 
 MAX_VERSIONS = 10  # per post; older ones are forgotten when an edit adds one
 MAX_RESULTS = 10
-# A word in more versions than this is common: SQLite walks the chat's versions newest first
-# (an index alone) and stops at the first posts that hold it, rather than sorting them all.
-COMMON = 500
 _VERSIONED = (WriteKind.INSERT, WriteKind.EDIT, WriteKind.REWRITE)
 
 _V = table(ItemVersion)
-_SEARCH = sa_table("item_search", column("rowid"), column("terms"))  # SQLite only
+# SQLite only: rowid = `item_version.search_key` (the post's date first), terms, feed id.
+_SEARCH = sa_table(
+    "item_search",
+    column("rowid"),
+    column("terms"),
+    column("feed"),
+    column("version"),
+    column("item"),
+)
 _SIMPLE: ColumnElement[str] = literal_column("'simple'")
 _LAST_IDS = (
     select(func.max(_V.c.id))
     .where(_V.c.item_id.in_(bindparam("b_items", expanding=True)))
     .group_by(_V.c.item_id)
 )
-_NEWEST = select(_V.c.item_id, _V.c.id, _V.c.silent, _V.c.title, _V.c.text).where(
+_NEWEST = select(_V.c.item_id, _V.c.id, _V.c.silent, _V.c.title, _V.c.text, _V.c.search_key).where(
     _V.c.id.in_(_LAST_IDS.scalar_subquery())
 )
 _SET_VERSION = (
@@ -64,9 +68,8 @@ _SET_VERSION = (
 )
 _SET_VERSION_PG = _SET_VERSION.values(terms=func.to_tsvector(_SIMPLE, bindparam("b_terms")))
 _FTS_ADD = insert(_SEARCH)
-_FTS_SET = (
-    update(_SEARCH).where(_SEARCH.c.rowid == bindparam("b_id")).values(terms=bindparam("b_terms"))
-)
+_FTS_GONE = delete(_SEARCH).where(_SEARCH.c.rowid == bindparam("b_key"))
+_SET_KEY = update(_V).where(_V.c.id == bindparam("b_id")).values(search_key=bindparam("b_key"))
 _KEEP = (
     select(_V.c.id)
     .where(_V.c.item_id == bindparam("b_item"))
@@ -121,7 +124,7 @@ def record_versions(
             if item_id not in newest:  # a post stored before its versions were: its first
                 added.append(values)
                 continue
-            version_id, silent, title, text_ = newest[item_id]
+            version_id, silent, title, text_, key = newest[item_id]
             if (title, text_) == (write.item.title, write.item.text):
                 continue  # re-keyed, or a new identity: the same words
             if not silent:  # the first version or an edit's stays; the rewrite follows it
@@ -131,7 +134,8 @@ def record_versions(
             values["b_id"] = version_id
             run(session, _SET_VERSION if sqlite else _SET_VERSION_PG, values)
             if sqlite:
-                run(session, _FTS_SET, values)
+                run(session, _FTS_GONE, {"b_key": key})
+                _index(session, [(version_id, values)])
     if added:
         _add(session, added, sqlite)
     for item_id in grown:
@@ -177,10 +181,19 @@ _INSERT = {True: _insert(True), False: _insert(False)}
 def _add(session: Session, rows: list[dict[str, Any]], sqlite: bool) -> None:
     version_ids = [row[0] for row in run(session, _INSERT[sqlite], rows)]
     if sqlite:
-        index = [
-            {"rowid": vid, "terms": r["b_terms"]} for vid, r in zip(version_ids, rows, strict=True)
-        ]
-        run(session, _FTS_ADD, index)
+        _index(session, list(zip(version_ids, rows, strict=True)))
+
+
+def _index(session: Session, versions: list[tuple[int, dict[str, Any]]]) -> None:
+    """SQLite: the versions' FTS5 rows, numbered by their post's date, and that number."""
+    keyed = [(fts5_rowid(v["b_posted"], vid), vid, v) for vid, v in versions]
+    rows = [
+        {"rowid": key, "terms": v["b_terms"], "feed": str(v["b_feed"]), "version": vid}
+        | {"item": v["b_item"]}
+        for key, vid, v in keyed
+    ]
+    run(session, _FTS_ADD, rows)
+    run(session, _SET_KEY, [{"b_id": vid, "b_key": key} for key, vid, _ in keyed])
 
 
 def search_posts(
@@ -191,10 +204,15 @@ def search_posts(
     feed_id: int | None = None,
     since: datetime | None = None,
     limit: int = MAX_RESULTS,
-    common: int = COMMON,
 ) -> list[Found]:
     """The chat's posts (of the feeds it is subscribed to, or of `feed_id` among them) that
-    any version of matches `query`, newest first, each with its newest matching version."""
+    any version of matches `query`, newest first, each with its newest matching version.
+
+    Neither database reads every match of a common word to sort it: SQLite's FTS5 rows are
+    numbered by the post's date (`fts5_rowid`), so FTS5 hands out matches newest first within
+    the chat's feeds (its `feed` column) and stops at `limit` posts; PostgreSQL's planner has
+    the tsvector's statistics and walks `ix_item_version_posted` for a common word, the GIN
+    index for a rare one."""
     sub = table(Subscription)
     feeds = select(sub.c.feed_id).where(sub.c.chat_id == chat_id, sub.c.left_at.is_(None))
     if feed_id is not None:
@@ -202,42 +220,24 @@ def search_posts(
     scope: list[ColumnElement[bool]] = [_V.c.feed_id.in_(feeds)]
     if since is not None:
         scope.append(_V.c.posted >= since)
-    walk = [literal_column("+item_version.feed_id").in_(feeds), *scope[1:]]
     order = (_V.c.posted.desc(), _V.c.id.desc())
     rows = limit * MAX_VERSIONS  # enough versions for `limit` posts
     if _sqlite(session):
-        statement = _fts5_statement(session, fts5(query), scope, walk, common).order_by(*order)
+        chosen = run(session, feeds).scalars().all()
+        if not chosen:
+            return []
+        match = fts5_in_feeds(query, chosen)
+        statement = (
+            select(_SEARCH.c.version, _SEARCH.c.item)
+            .where(text("item_search MATCH :b_match").bindparams(b_match=match))
+            .order_by(_SEARCH.c.rowid.desc())
+        )
+        if since is not None:
+            statement = statement.where(_SEARCH.c.rowid >= fts5_since(since))
     else:
         found = _V.c.terms.bool_op("@@")(func.to_tsquery(_SIMPLE, tsquery(query)))
         statement = select(_V.c.id, _V.c.item_id).where(found, *scope).order_by(*order)
     return _details(session, _distinct(run(session, statement.limit(rows)).all(), limit))
-
-
-def _fts5_statement(
-    session: Session,
-    match: str,
-    scope: Sequence[ColumnElement[bool]],
-    walk: Sequence[ColumnElement[bool]],
-    common: int,
-) -> Select[Any]:
-    """FTS5 gives its matches in no useful order, and SQLite's planner cannot tell a rare word
-    from a common one. A capped count can: up to `common` matches are read and sorted (a rare
-    word: a few reads); past it, the matches are taken as a set and the chat's versions
-    walked newest first in `ix_item_version_posted` alone (measured at 5,000 posts for a word
-    in every post: 0.7 ms, against 16–22 ms reading each match's row to sort them)."""
-    probe = text("item_search MATCH :b_match").bindparams(b_match=match)
-    one: ColumnElement[int] = literal_column("1")
-    capped = select(one).select_from(_SEARCH).where(probe).limit(common)
-    count = run(session, select(func.count()).select_from(capped.subquery())).scalar_one()
-    if count < common:
-        joined = _SEARCH.join(_V, _V.c.id == _SEARCH.c.rowid)
-        return select(_V.c.id, _V.c.item_id).select_from(joined).where(probe, *scope)
-    # `+id` and `+feed_id` (`walk`) keep SQLite from looking the matches or the feeds' rows
-    # up one by one, so it walks the date index.
-    plus_id: ColumnElement[int] = literal_column("+item_version.id")
-    return select(_V.c.id, _V.c.item_id).where(
-        plus_id.in_(select(_SEARCH.c.rowid).where(probe)), *walk
-    )
 
 
 def _distinct(rows: Sequence[Any], limit: int) -> list[tuple[int, int]]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from bot.core.lang import ENGLISH
-from bot.core.search.match import fts5, tsquery
+from bot.core.search.match import fts5, fts5_in_feeds, fts5_rowid, fts5_since, tsquery
 from bot.core.search.query import (
     MAX_QUERY_CHARS,
     MAX_SINCE_DAYS,
@@ -91,3 +93,19 @@ def test_each_database_gets_the_same_query() -> None:
     )
     assert fts5(parse('"free"', FEEDS)) == '"free"'
     assert tsquery(parse('"free"', FEEDS)) == "'free'"
+
+
+def test_fts5_rows_are_numbered_by_date_then_id() -> None:
+    day = datetime(2026, 9, 4, tzinfo=UTC)
+    assert fts5_rowid(day, 7) < fts5_rowid(day, 8) < fts5_rowid(day + timedelta(seconds=1), 1)
+    assert fts5_rowid(day, 7) == (int(day.timestamp()) << 30) | 7
+    assert fts5_rowid(day, (1 << 30) + 7) == fts5_rowid(day, 7)  # the id's low 30 bits
+    assert fts5_since(day) == fts5_rowid(day, 0) <= fts5_rowid(day, 1)
+    assert fts5_rowid(day - timedelta(microseconds=1), 1 << 29) < fts5_since(day)
+    old, far = datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC)
+    assert fts5_rowid(old, 0) == (-(1 << 32) + 1) << 30  # clamped, still a 64-bit integer
+    assert fts5_rowid(far, (1 << 30) - 1) == (((1 << 32) - 1) << 30) | ((1 << 30) - 1) < 2**63
+    assert fts5_rowid(datetime(1960, 1, 1, tzinfo=UTC), 3) < fts5_rowid(day, 3)
+    assert fts5_in_feeds(parse("price", FEEDS), [3, 12]) == (
+        '{terms} : ("price" *) AND {feed} : ("3" OR "12")'
+    )

@@ -69,6 +69,7 @@ _ATTRIBUTION = re.compile(
 MAX_MACHINERY_CHARS = 300  # a longer paragraph is the post, whatever it opens with
 LINK_SHARE = 0.6  # a paragraph of three or more links that are most of its text is promotion
 ATTRIBUTION_WITHIN = 8  # sentences searched for the news after "Somebody writes:"
+SENTENCE_BLOCKS = 24  # paragraphs read sentence by sentence: a summary shows far fewer
 _SHORT = 3  # words shorter than this do not tell a title's words apart
 
 
@@ -119,7 +120,7 @@ def substantive(blocks: Sequence[Block], title: str = "") -> list[Block]:
     for index, block in enumerate(blocks):
         if idle(block):
             continue
-        if block.kind not in ("p", "quote"):
+        if block.kind not in ("p", "quote") or index >= SENTENCE_BLOCKS:
             out.append(block)
             continue
         kept = _sentences_kept(block, title if index < 2 and not out else "")

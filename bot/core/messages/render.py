@@ -21,6 +21,7 @@ from bot.core.messages.summary import (
     IMAGE_ROWS,
     MAX_COLUMNS,
     MAX_ROWS,
+    phone_rows,
     summarize,
     whole_post,
 )
@@ -30,6 +31,8 @@ from bot.core.types import Change, ChangeKind, FeedInfo
 
 TELEGRAM_LIMIT = 4096
 FULL_COLUMNS = 3400  # the whole post: what fits beside the title, byline and categories
+SCREEN_ROWS = 20  # one phone screen at 38 columns
+MIN_ROWS = 3  # a summary's least, however long the title
 _TAG = re.compile(r"<[^>]+>")
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
 _STRUCK = re.compile(r"<s>(.*?)</s>", re.DOTALL)
@@ -56,6 +59,15 @@ def render_change(
         if telegram_length(message) <= TELEGRAM_LIMIT or scale < 0.01:
             return message
         scale /= 2
+
+
+def summary_rows(header: list[str], *, image: bool) -> int:
+    """Phone lines left for the summary under this header: 12 (8 under a large image, which
+    takes the rest of the screen), fewer under a title that wraps many times, so the text
+    stays within `SCREEN_ROWS` lines."""
+    used = sum(phone_rows(telegram_length(line)) for line in header)
+    left = SCREEN_ROWS - used
+    return max(MIN_ROWS, min(IMAGE_ROWS if image else MAX_ROWS, left))
 
 
 def more_line(tr: Translator) -> str:
@@ -160,7 +172,7 @@ def _render(
             full=item.full,
             limit=budget(MAX_COLUMNS),
             title=item.title,
-            rows=IMAGE_ROWS if item.image else MAX_ROWS,
+            rows=summary_rows(lines, image=bool(item.image)),
             more=more_line(tr),
         )
         if summary:

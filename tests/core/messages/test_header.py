@@ -101,3 +101,20 @@ def test_every_message_has_an_href_to_the_post_and_no_empty_anchor(
         assert all(inner.strip() for _, inner in anchors)
         if linked:
             assert anchors and anchors[0][0] == link
+
+
+def test_a_long_title_leaves_fewer_summary_lines_so_the_message_fits_one_screen() -> None:
+    import html as html_lib
+
+    title = "TIL the only character to appear in ten different series " * 4
+    body = "".join(
+        f"<p>Sentence number {n} is here to fill the phone screen.</p>" for n in range(9)
+    )
+    item = ParsedItem(
+        "k", title.strip(), "https://r.example/1", "ana", None, ("til",), "", "f", 0, html=body
+    )
+    message = render_change(Change(ChangeKind.NEW, item), FeedInfo("r", "R"))
+    shown = html_lib.unescape(re.sub(r"<[^>]+>", "", message))
+    rows = sum(max(1, -(-len(line) // 38)) for line in shown.split("\n"))
+    assert rows <= 20
+    assert "Sentence number 0" in shown  # still a summary under it

@@ -4,6 +4,7 @@ store setter reads."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,8 @@ def test_the_switches_under_list_step_through_their_cycle() -> None:
     assert [PREVIEW.toggled(v) for v in Preview] == [Preview.LINK, Preview.OFF, Preview.IMAGE]
     assert EDITS.toggled(Edits.ALL) is Edits.OFF and EDITS.toggled(Edits.OFF) is Edits.ALL
     assert EDITS.toggled(Edits.SUBSTANTIVE) is Edits.OFF  # off the cycle: its last step
+    three = replace(FORMAT, cycle=(Format.TITLE, Format.SUMMARY, Format.FULL))
+    assert three.toggled(Preview.OFF) is Format.FULL
     assert EDITS.buttons[Edits.SUBSTANTIVE] == EDITS.buttons[Edits.ALL] == "edits on"
     assert EDITS.buttons[Edits.OFF] == "edits off"
     assert PREVIEW.buttons[Preview.IMAGE] == "previews: image"

@@ -104,7 +104,7 @@ def parse_schedule(words: list[str]) -> DigestSchedule:
     """`hourly` or `daily HH:MM` (`H:MM` too), in any of the bot's languages (`PERIOD_WORDS`)."""
     text = " ".join(words).casefold().strip()
     for mode, names in PERIOD_WORDS.items():
-        for name in sorted(names, key=len, reverse=True):
+        for name in names:  # none is the start of another
             if text.startswith(name):
                 return _schedule(mode, text[len(name) :].strip())
     raise DigestSyntaxError(_WORDS_ERROR)
@@ -116,10 +116,9 @@ def _schedule(mode: DigestMode, rest: str) -> DigestSchedule:
             raise DigestSyntaxError(_WORDS_ERROR)
         return DigestSchedule(HOURLY)
     found = _AT.fullmatch(rest)
-    hour, minute = (int(found[1]), int(found[2])) if found else (24, 60)
-    if hour > 23 or minute > 59:
+    if found is None or int(found[1]) > 23 or int(found[2]) > 59:
         raise DigestSyntaxError(N_("the time is HH:MM, e.g. 08:30"))
-    return DigestSchedule(DAILY, time(hour, minute))
+    return DigestSchedule(DAILY, time(int(found[1]), int(found[2])))
 
 
 def is_due(mode: str, at: time | None, zone: ZoneInfo, last: datetime, now: datetime) -> bool:

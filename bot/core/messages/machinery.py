@@ -35,6 +35,8 @@ _SHAPES = (
     r"|this (?:episode|issue|week's issue|newsletter|post|video|edition) is (?:sponsored|supported"
     r"|brought to you|made possible))\b.*",
     r"(?:use|with) (?:the )?(?:code|coupon|promo code)\s+\S+.*",
+    r".{0,200}\b(?:with|use|using|enter) (?:the )?(?:code|coupon|promo code|offer code)\b.*",
+    r"(?:full )?(?:transcript|show notes)(?: and (?:show notes|transcript))? (?:at|on|here)\b.*",
     r"(?:related|see also|read also|also read|read next|previously|further reading|more deals"
     r"|related deals|more from [\w' ]{1,30}|elsewhere|you (?:might|may) also like|recommended"
     r"(?: reading)?|also on [\w' ]{1,30}|don't miss)\s*(?:[:\-–—].*)?",

@@ -49,6 +49,8 @@ def visible(summary: str) -> str:
         "Follow-up: the shop owner wrote back.",
         "Show notes:",
         "Use code FJORD20 for 20% off your first box.",
+        "Parcelbox: boxes that stay dry. Get $20 off with the code 'FJORD'",
+        "Full transcript and show notes at podcast.example",
         "Source: https://wire.example/story/42",
     ],
 )

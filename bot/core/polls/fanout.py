@@ -113,19 +113,19 @@ def route(
 ) -> Fanout:
     """Each chat's part of these changes (rules checked once per chat and change). `told`:
     the (chat, post key) pairs of chats told about each edited post; None: every chat was."""
-    readers = [_quieted(reader, now) for reader in audience]
-    waiting = [modelled(r) and not r.keywords.is_empty for r in readers]
-    judged = [
-        replace(r, keywords=NO_KEYWORDS) if w else r for r, w in zip(readers, waiting, strict=True)
-    ]
-    passed: list[list[Change]] = [[] for _ in readers]
+    seats: list[tuple[Reader, Reader, bool, list[Change]]] = []  # as routed, as judged
+    for reader in audience:
+        reader = _quieted(reader, now)
+        waiting = modelled(reader) and not reader.keywords.is_empty
+        judged = replace(reader, keywords=NO_KEYWORDS) if waiting else reader
+        seats.append((reader, judged, waiting, []))
     for change in changes:  # one post at a time, every chat: its folded text is reused
-        for reader, kept in zip(judged, passed, strict=True):
-            if wants(reader, change) and saw(reader, change, told):
+        for _, judged, _, kept in seats:
+            if wants(judged, change) and saw(judged, change, told):
                 kept.append(change)
     routes = [
-        replace(_flooded(reader, kept, max_new), waiting=wait)
-        for reader, kept, wait in zip(readers, passed, waiting, strict=True)
+        replace(_flooded(reader, kept, max_new), waiting=waiting)
+        for reader, _, waiting, kept in seats
     ]
     if routes:
         return Fanout(tuple(routes), max_new, now=now)

@@ -3,6 +3,7 @@ rule, and from that exactly which new posts get a page and which chats the model
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from hypothesis import given
@@ -180,3 +181,12 @@ def test_substantive_edits_ask_the_model_once_per_language() -> None:
     ]
     fanout = route([edit(7), minor, new(8)], readers, NOW, max_new=10)
     assert fanout.explains() == {"k7": {"en", "es"}}  # not the minor edit, not a digest chat
+
+
+def test_settling_searches_the_title_and_the_text_of_each_post() -> None:
+    reader = Reader(1, keywords=KeywordFilter(include=("harbour",)), translate=True)
+    titled, texted = new(0, "Harbour news"), Change(ChangeKind.NEW, post(1))
+    texted = Change(ChangeKind.NEW, replace(texted.item, text="The harbour ferry runs late."))
+    fanout = route([titled, texted, new(2)], [reader], NOW, max_new=10)
+    settled = fanout.settled(lambda r, c: "")
+    assert keys(settled.routes[0].changes) == ["k0", "k1"]

@@ -130,3 +130,8 @@ def test_a_withdrawn_post_comes_back() -> None:
     assert judge_withdrawn(Answer.GONE, in_feed=False, since=gone, now=T1) == Next(Step.CLEARED)
     edge = T1 - BACK_WATCH
     assert judge_withdrawn(Answer.GONE, in_feed=False, since=edge, now=T1) == Next(Step.WAIT)
+
+
+def test_a_post_dated_like_the_oldest_or_newest_kept_is_not_between_them() -> None:
+    assert holes([seen(1, T2, 1), seen(2, T1, 1), seen(3, T2, 5)]) == []
+    assert holes([seen(1, T2, 1), seen(2, T1, 5), seen(3, T2, 5)]) == []

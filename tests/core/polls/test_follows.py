@@ -128,3 +128,23 @@ def test_a_page_without_an_article_is_read_whole_and_compared_only_so() -> None:
     # one reading of the article, the next of the whole page: a new baseline, not news
     assert page_change("Fares. Price: $49.", reading(None, "Fares. Price: $59."), "t") is None
     assert page_change(whole, "Fares. Price: $59.", "t") is None
+
+
+def test_the_link_error() -> None:
+    with pytest.raises(UserError) as caught:
+        parse_follow("")
+    assert str(caught.value) == "Send a post's link, and the number of days if not 14."
+
+
+def test_sentences_moved_around_are_no_message() -> None:
+    moved = "Bicycles travel free of charge. Tickets are sold at the quay office. " + (
+        "The ferry leaves at 08:15 on weekdays."
+    )
+    assert page_change(PAGE, moved, "Ferry") is None
+
+
+def test_the_template_bound_needs_both_sides_over_it() -> None:
+    old = " ".join(f"Old sentence number {n} about the quay." for n in range(MAX_CHANGED))
+    new = " ".join(f"New line {n} on another theme." for n in range(MAX_CHANGED + 1))
+    diff = page_change(old, new, "Ferry")
+    assert diff is not None and len(diff.added) == MAX_CHANGED + 1

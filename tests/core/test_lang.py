@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.lang import detect_language
+from bot.core.lang import UserError, as_sentence, detect_language, then
+from bot.runtime.i18n import translator
 
 SAMPLES = {
     "en": "The new release is out, and it brings many improvements for the people who build on it.",
@@ -47,3 +48,29 @@ def test_a_few_foreign_words_do_not_change_an_english_post() -> None:
 @given(st.text(max_size=300))
 def test_every_text_gets_a_two_letter_code(text: str) -> None:
     assert len(detect_language(text)) == 2
+
+
+def test_sentences_and_their_joins_follow_the_language() -> None:
+    assert as_sentence("  the time is 09:00 ", "en") == "The time is 09:00."
+    assert as_sentence("时间是 09:00", "zh") == "时间是 09:00。"
+    assert as_sentence("done!", "es") == "Done!"
+    assert as_sentence("", "en") == ""
+    assert then("One.", "Two.", "en") == "One. Two."
+    assert then("一。", "二。", "zh") == "一。二。"
+    assert then("一。", "二。", "ja") == "一。二。"
+    error = UserError("unknown zone {zone}", zone="Mars/Base")
+    assert str(error) == "unknown zone Mars/Base"
+    assert error.sentence(translator("en")) == "Unknown zone Mars/Base."
+
+
+def test_script_shares_decide_before_words() -> None:
+    """A quarter of the letters in a script makes the text that script's language; kana
+    counts from one letter in twenty."""
+    assert detect_language("abc " * 10 + "汉字" * 10) == "zh"  # 20 of 50 letters
+    assert detect_language("the " * 30 + "汉字" * 10) == "en"  # 20 of 110: under a quarter
+    assert detect_language("Привет " + "the " * 3) == "ru"
+    assert detect_language("the and of " * 3 + "か") == "en"  # one kana in 25 letters
+    assert detect_language("the and of " * 2 + "か") == "ja"  # one in 17
+    assert detect_language("日本語" * 6 + "です") == "ja"
+    assert detect_language("Año ñandú") == "es"  # its letter alone decides
+    assert detect_language("Straße") == "de"

@@ -88,3 +88,20 @@ def test_a_title_subscription_gets_a_one_line_notice(language: str, header: str)
         "<i>Workshop: $49 → $59</i>"
     )
     assert "\n" not in message
+
+
+def test_changed_sentences_fill_1500_characters_then_say_how_many_more() -> None:
+    """Each changed sentence counts its visible characters (struck and bold words included)."""
+    olds = [f"Sentence {n} " + "w " * 140 + "here" + " v" * 140 + "." for n in range(8)]
+    news = [s.replace("here", "there") for s in olds]
+    lines = body(edit(TextDiff(added=tuple(news), removed=tuple(olds))))
+    marked_lines = [line for line in lines if line.startswith("~ ")]
+    assert len(marked_lines) == 5 and lines[-1] == "<i>… and 3 more</i>"  # 5 × ~300 = 1500
+    assert lines[0] == "<i>…w w w w w there (was here) (and 7 more changes)</i>"
+
+
+def test_a_notice_without_a_difference_is_its_prefix_and_title() -> None:
+    message = render_change(
+        Change(ChangeKind.EDITED, POST, None), FEED, translator("en"), form=Format.TITLE
+    )
+    assert message == '<b>Updated: </b><a href="https://q.example/t">Workshop tickets</a>'

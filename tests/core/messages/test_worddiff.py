@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.messages.worddiff import changed_words, marked, pair, spans, words
+from bot.core.messages.worddiff import changed_words, marked, pair, similarity, spans, words
 from tests.support.telegram_html import assert_valid_telegram_html
 
 _STRUCK = re.compile(r"<s>(.*?)</s>", re.DOTALL)
@@ -100,3 +100,43 @@ def test_the_marked_line_gives_back_both_sentences(old: str, new: str) -> None:
 @given(_TEXT)
 def test_every_text_splits_into_words_and_back(text: str) -> None:
     assert "".join(words(text)) == text
+
+
+def test_the_cut_keeps_whole_words_and_the_same_room_each_side() -> None:
+    old = "alpha beta gamma delta epsilon zeta eta theta iota kappa in lambda mu nu xi omicron pi"
+    new = old.replace(" in ", " of ")
+    # a limit of 40 leaves (40 - 5) // 2 = 17 characters each side, then cut at a word
+    assert marked(old, new, 40) == "…iota kappa <s>in</s> <b>of</b> lambda mu nu xi…"
+    assert marked(old, new, 1000) == old.replace(" in ", " <s>in</s> <b>of</b> ")
+    # the least context is 12 characters a side, however small the limit
+    assert marked(old, new, 1) == "…iota kappa <s>in</s> <b>of</b> lambda mu…"
+    short = "one two in three"
+    assert marked(short, short.replace(" in ", " of "), 5) == "one two <s>in</s> <b>of</b> three"
+
+
+def test_a_word_with_no_space_to_cut_at_is_kept_whole_to_its_size() -> None:
+    old, new = "x" * 30 + " in " + "y" * 30, "x" * 30 + " of " + "y" * 30
+    assert marked(old, new, 30) == f"…{'x' * 11} <s>in</s> <b>of</b> {'y' * 11}…"
+
+
+def test_similar_sentences_are_paired_the_most_alike_first() -> None:
+    assert similarity("a b c d", "a b c d") == 1.0
+    assert similarity("Gone.", "Second.") == 0.0
+    assert similarity("...", "a") == 0.0
+    changed, removed, added = pair(
+        ["Doors open at nine in the hall."],
+        ["Doors open at ten.", "Doors open at ten in the hall."],
+    )
+    assert changed == [("Doors open at nine in the hall.", "Doors open at ten in the hall.")]
+    assert added == ["Doors open at ten."] and removed == []
+    many = [f"Sentence {n} is here." for n in range(25)]
+    changed, removed, added = pair(many, [s.replace("here", "there") for s in many])
+    assert len(changed) == 20 and len(removed) == 5 and len(added) == 5  # only 20 compared
+
+
+def test_what_changed_is_said_removed_then_added() -> None:
+    assert changed_words("Seats cost $49 at the door.", "Seats cost $59 at the gate.") == (
+        "$49 … door",
+        "$59 … gate",
+    )
+    assert changed_words("Open daily.", "Open daily and on Sundays.") == ("", "and on Sundays")

@@ -205,6 +205,7 @@ def test_one_post_s_link_moving_is_no_site_move_for_the_others() -> None:
     after = parse_feed(moved_site("blog.example.com", "https"))
     pairs = [(stored[i.key], i) for i in after.items]
     assert site_moves(pairs, 2) == [("http", "example.com", "https", "blog.example.com")]
+    assert site_moves(pairs, 3) == site_moves(pairs, 2)  # three of the four links moved
     assert site_moves(pairs[:1], 2) == []  # one post of four is no site-wide move
     # Alone, the paper's post (its own link unmoved) is an edit: its URL text changed.
     paper = [(stored[i.key], i) for i in after.items if i.key == "lab-post-paper"]
@@ -233,6 +234,11 @@ def test_rehosted_rewrites_whole_hosts_with_their_scheme() -> None:
     assert moved(None, "https://a.example/1") is None
     assert moved("https://a.example/1", "") is None
     assert moved("/relative/", "https://a.example/1") is None
+    assert moved("https://a.example/1", "/relative/") is None
+    other = ("https", "elsewhere.example", "https", "new.example")
+    assert rehosted("See http://example.com/x.", [other, move]) == (
+        "See https://blog.example.com/x."
+    )
 
 
 # --- 3. one release listed twice under one guid -------------------------------------------------
@@ -388,6 +394,10 @@ def test_a_planet_s_entries_stamped_together_within_a_day_are_recognised() -> No
     assert reissued([NOW, NOW] + [NOW - day - timedelta(seconds=1)] * 3) == (0, 5)
     # Distinct times (a busy news site), or posts of one day dated at midnight, are not.
     assert reissued([NOW - timedelta(minutes=n) for n in range(30)]) == (0, 30)
+    assert reissued([NOW, NOW, NOW - timedelta(hours=6)] * 1 + [NOW - timedelta(hours=6)]) == (
+        4,
+        4,
+    )  # two builds of two items each
     midnight = datetime(2026, 11, 30, tzinfo=UTC)
     assert reissued([midnight] * 4) == (0, 4)
     assert reissued([midnight + timedelta(seconds=1)] * 4) == (4, 4)

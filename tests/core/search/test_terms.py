@@ -35,6 +35,7 @@ def test_words_are_folded_and_split_at_everything_else() -> None:
     assert tokens("naïve Straße") == ["naive", "strasse"]
     assert tokens("e\u0301te") == ["ete"]  # a combining accent stays inside its word
     assert tokens("") == [] and tokens(" .,;!? ") == []
+    assert tokens("½ snake_case it’s") == ["1", "2", "snake", "case", "it", "s"]
 
 
 def test_cjk_runs_become_pairs_and_their_last_character() -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from html import unescape
+from itertools import chain
 
 from bot.core.feeds.images import body_images, own_image
 from bot.core.text import clean_inline
@@ -94,7 +95,7 @@ def raw_entry(
         html=html,
         content_hash=content_hash,
         position=position,
-        image=own_image((*images, *body_images(html)), link),
+        image=own_image(chain(images, body_images(html)), link),
         full=full,
         excerpt_hash=excerpt_hash,
         excerpt=summary[:MAX_HTML_CHARS] if full and excerpt_hash is not None else "",

@@ -14,10 +14,9 @@ attributes, its style or its address, e.g. `?s=60`, `/s72-c/`, `-150x150.jpg`) u
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from html import unescape
-from html.parser import HTMLParser
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from bot.core.urls import safe_link
@@ -136,46 +135,43 @@ def _pixels(value: object) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-class _Images(HTMLParser):
-    """The `<img>`s of a body in order, each marked when a share/social/author block holds it."""
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
+_ATTR = re.compile(r"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[Candidate] = []
-        self.open: list[tuple[str, bool]] = []  # (tag, is a furniture block)
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        named = dict(attrs)
-        marks = f"{named.get('class') or ''} {named.get('id') or ''}"
+def body_images(html: str) -> Iterator[Candidate]:
+    """The images at the top of a post's HTML, in order, each marked when a share, social or
+    author block holds it. Lazy: the scan stops at the first one the caller keeps (a regular
+    expression over the tags, not a full HTML parse: it runs for every new or changed item)."""
+    head = html[:MAX_IMAGE_SCAN_CHARS]
+    if "<img" not in head.lower():
+        return
+    open_blocks: list[tuple[str, bool]] = []  # (tag, is a furniture block)
+    for match in _TAG.finditer(head):
+        closing, tag = match.group(1), match.group(2).lower()
+        if closing:
+            for index in range(len(open_blocks) - 1, -1, -1):
+                if open_blocks[index][0] == tag:
+                    del open_blocks[index:]
+                    break
+            continue
+        named = {
+            m.group(1).lower(): unescape(m.group(2) or m.group(3) or m.group(4) or "")
+            for m in _ATTR.finditer(match.group(3))
+        }
+        marks = f"{named.get('class', '')} {named.get('id', '')}"
         if tag == "img":
             src = named.get("src") or named.get("data-src")
             if src:
-                self.found.append(self._image(src, named, marks))
-            return
-        if tag not in _VOID:
-            self.open.append((tag, bool(_FURNITURE_BLOCKS.search(marks))))
-
-    def _image(self, src: str, named: dict[str, str | None], marks: str) -> Candidate:
-        width, height = _pixels(named.get("width")), _pixels(named.get("height"))
-        for side, size in _STYLE_SIDE.findall(named.get("style") or ""):
-            pixels = int(float(size))
-            width, height = (pixels, height) if side.lower() == "width" else (width, pixels)
-        inside = any(flag for _, flag in self.open) or bool(_FURNITURE_WORDS.search(marks))
-        return Candidate(src, width, height, inside)
-
-    def handle_endtag(self, tag: str) -> None:
-        for index in range(len(self.open) - 1, -1, -1):
-            if self.open[index][0] == tag:
-                del self.open[index:]
-                return
+                yield _image(src, named, marks, any(flag for _, flag in open_blocks))
+        elif tag not in _VOID and not match.group(3).rstrip().endswith("/"):
+            open_blocks.append((tag, bool(_FURNITURE_BLOCKS.search(marks))))
 
 
-def body_images(html: str) -> list[Candidate]:
-    """The images at the top of a post's HTML, in order (nothing raised for broken markup)."""
-    reader = _Images()
-    try:
-        reader.feed(html[:MAX_IMAGE_SCAN_CHARS])
-        reader.close()
-    except (AssertionError, ValueError):  # html.parser on hostile input
-        pass
-    return reader.found
+def _image(src: str, named: dict[str, str], marks: str, inside: bool) -> Candidate:
+    width, height = _pixels(named.get("width")), _pixels(named.get("height"))
+    for side, size in _STYLE_SIDE.findall(named.get("style") or ""):
+        pixels = int(float(size))
+        width, height = (pixels, height) if side.lower() == "width" else (width, pixels)
+    furniture = inside or bool(_FURNITURE_WORDS.search(marks))
+    return Candidate(src, width, height, furniture)

@@ -71,7 +71,7 @@ _ATTRIBUTION = re.compile(
 MAX_MACHINERY_CHARS = 300  # a longer paragraph is the post, whatever it opens with
 LINK_SHARE = 0.6  # a paragraph of three or more links that are most of its text is promotion
 ATTRIBUTION_WITHIN = 8  # sentences searched for the news after "Somebody writes:"
-SENTENCE_BLOCKS = 24  # paragraphs read sentence by sentence: a summary shows far fewer
+SENTENCE_BLOCKS = 8  # paragraphs read sentence by sentence: a summary shows at most three
 _SHORT = 3  # words shorter than this do not tell a title's words apart
 
 

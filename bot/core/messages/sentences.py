@@ -21,12 +21,18 @@ _ABBREVIATIONS = frozenset(
 CJK_ENDS = "。！？"
 CLOSERS = "\"'”’)]」』）】"
 _END = re.compile(rf"[.!?…]+[{re.escape(CLOSERS)}]*(?=\s|$)|[{CJK_ENDS}][{re.escape(CLOSERS)}]*")
+# Every character that may be wide: U+1100 and above, and the few below (unassigned code
+# points that Python's table calls wide), so `columns` is exact.
+_LOW_WIDE = "".join(chr(c) for c in range(0x1100) if unicodedata.east_asian_width(chr(c)) in "WF")
+_MAYBE_WIDE = re.compile(f"[{re.escape(_LOW_WIDE)}\u1100-\U0010ffff]")
 _WORD_BEFORE = re.compile(r"([\w.]+)\.$")
 
 
 def columns(text: str) -> int:
-    """Visible width: Chinese, Japanese and Korean characters take two columns."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    """Visible width: Chinese, Japanese and Korean characters take two columns. (Only the
+    characters that may be wide are looked up: a Latin text costs one scan.)"""
+    wide = _MAYBE_WIDE.findall(text)
+    return len(text) + sum(1 for ch in wide if unicodedata.east_asian_width(ch) in "WF")
 
 
 def sentence_ends(text: str) -> list[int]:

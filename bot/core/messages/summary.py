@@ -162,11 +162,7 @@ def compose(
             ends, dangling = ends[:-1], False  # the site's cut leaves a partial sentence
         room = limit - used - extra - (1 if dangling else 0)
         row_room = most_rows - used_rows - gap
-        fits = [
-            e
-            for e in ends
-            if columns(text[:e]) <= room and phone_rows(columns(text[:e]) + dangling) <= row_room
-        ]
+        fits = _fitting(text, ends, room, row_room, dangling)
         fits = fits[: max(most_sentences - sentences, 1)]
         if not fits:
             if not lines:  # the first sentence alone is too long: cut at a word
@@ -193,6 +189,20 @@ def compose(
     if left and lines and lines[-1][0].kind == "li" and used + 1 + _width(tail) <= limit:
         rendered += "\n" + tail
     return rendered, complete
+
+
+def _fitting(text: str, ends: Sequence[int], room: int, row_room: int, dangling: bool) -> list[int]:
+    """The sentence ends within `room` columns and `row_room` phone lines (widths grow with
+    each end, so the first that does not fit ends the search: one pass over the text)."""
+    fits: list[int] = []
+    width = start = 0
+    for end in ends:
+        width += columns(text[start:end])
+        start = end
+        if width > room or phone_rows(width + dangling) > row_room:
+            break
+        fits.append(end)
+    return fits
 
 
 def phone_rows(width: int) -> int:

@@ -268,7 +268,8 @@ def table(results: list[dict[str, Any]], items: int) -> list[str]:
 def write(lines: list[str]) -> None:
     path = ROOT / "bench" / "RESULTS.md"
     old = path.read_text()
-    head = old.split("\n## Search\n")[0].rstrip("\n")
+    head, _, rest = old.partition("\n## Search\n")
+    tail = rest[rest.find("\n## ") :] if "\n## " in rest else ""
     section = [
         "",
         "## Search",
@@ -278,7 +279,7 @@ def write(lines: list[str]) -> None:
         *lines,
         "",
     ]
-    path.write_text(head + "\n" + "\n".join(section))
+    path.write_text(head.rstrip("\n") + "\n" + "\n".join(section) + tail)
 
 
 def main(argv: list[str]) -> None:

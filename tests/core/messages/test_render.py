@@ -226,3 +226,26 @@ def test_a_post_of_the_last_day_shows_its_time_of_day_in_the_chat_s_zone() -> No
     assert dated(now + timedelta(minutes=30), ENGLISH, "UTC", now) == "8 Sep 2026 12:30"
     assert dated(now + timedelta(hours=1, seconds=1), ENGLISH, "UTC", now) == "8 Sep 2026"
     assert dated(now - timedelta(hours=2), ENGLISH, "UTC", None) == "8 Sep 2026"
+
+
+def test_the_message_s_date_line_carries_the_time_when_the_poll_is_that_recent() -> None:
+    from datetime import timedelta
+
+    now = datetime(2026, 9, 8, 12, 0, tzinfo=UTC)
+    post = ParsedItem(
+        key="k",
+        title="Fresh post",
+        link="https://a.example/p",
+        author=None,
+        published=now - timedelta(hours=3),
+        categories=(),
+        text="Body.",
+        fingerprint="f",
+        position=0,
+    )
+    change, info = Change(ChangeKind.NEW, post), FeedInfo("a", "A")
+    assert "8 Sep 2026 09:00" in render_change(change, info, now=now)
+    assert "8 Sep 2026 09:00" not in render_change(change, info)
+    from bot.core.messages.render import dated
+
+    assert dated(now + timedelta(hours=1), ENGLISH, "UTC", now) == "8 Sep 2026 13:00"

@@ -23,6 +23,23 @@ from bot.core.modes import (
 )
 
 
+class MediaKind(StrEnum):
+    ALBUM = "album"
+    AUDIO = "audio"
+    VIDEO = "video"
+
+
+@dataclass(frozen=True, slots=True)
+class Enclosure:
+    """A feed entry's audio or video file, as the feed declares it."""
+
+    url: str
+    kind: MediaKind  # AUDIO or VIDEO
+    length: int | None = None  # bytes, as declared (None: not said)
+    duration: int | None = None  # seconds (iTunes duration)
+    performer: str | None = None  # the show's author (iTunes author)
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedItem:
     """One entry as read from a feed, already reduced to its visible text."""
@@ -42,6 +59,8 @@ class ParsedItem:
     excerpt_hash: str | None = None  # hash of the summary's HTML (to compare like with like)
     html: str = ""  # the body's HTML, for the message's summary ("" when read from storage)
     excerpt: str = ""  # a separate description beside the full text (maybe hand-written)
+    images: tuple[str, ...] = ()  # every picture of its own, in order (an album: 2-10)
+    enclosure: Enclosure | None = None  # an audio or video file
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +80,8 @@ class RawEntry:
     full: bool = True
     excerpt_hash: str | None = None
     excerpt: str = ""  # the entry's own description when it also has the full text
+    images: tuple[str, ...] = ()
+    enclosure: Enclosure | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -276,6 +276,8 @@ class Delivery(SQLModel, table=True):
     preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     image_url: str | None = Field(default=None, max_length=2048)  # previewed above the text
+    # Sent as an album or a playable file instead (core/messages/media.py, JSON; None: a message).
+    media: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     # A new post's "Follow changes" button, its label in the chat's language (None: none).
     follow_label: str | None = Field(default=None, max_length=64)

@@ -28,6 +28,7 @@ from enum import StrEnum
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from bot.core.messages.media import decode
 from bot.core.messages.render import to_plain
 from bot.core.types import MessageKind
 from bot.db import store
@@ -261,6 +262,7 @@ class Sender:
                     silent=delivery.silent,
                     reply_to=reply_to,
                     follow=_follow_button(delivery),
+                    media=None if plain else decode(delivery.media),
                 )
             )
         finally:

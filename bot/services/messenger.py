@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from bot.core.messages.media import Media
+
 
 @dataclass(frozen=True, slots=True)
 class Outgoing:
@@ -26,6 +28,7 @@ class Outgoing:
     silent: bool = False
     reply_to: int | None = None  # the chat's message this one answers (sent anyway if gone)
     follow: tuple[str, int] | None = None  # a "Follow changes" button: its label, the post's id
+    media: Media | None = None  # sent as an album or a playable file, the text as its caption
 
 
 class Reply(StrEnum):

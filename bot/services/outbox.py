@@ -19,6 +19,16 @@ from bot.core.messages.digest import (
     render_new_list,
 )
 from bot.core.messages.header import post_name
+from bot.core.messages.media import (
+    EPISODE_LABEL,
+    VIDEO_LABEL,
+    Media,
+    enclosure_line,
+    encode,
+    has_player,
+    media_for,
+    with_line,
+)
 from bot.core.messages.modeltext import ModelText, Written
 from bot.core.messages.notices import FOLLOW_LABEL
 from bot.core.messages.render import render_change
@@ -28,7 +38,15 @@ from bot.core.polls.alerts import AlertKind, AlertStep, render_alert, render_spe
 from bot.core.polls.decide import FeedIntent, FeedState
 from bot.core.polls.fanout import Fanout
 from bot.core.polls.shares import Share
-from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, ParsedItem, Reader
+from bot.core.types import (
+    Change,
+    ChangeKind,
+    FeedInfo,
+    MediaKind,
+    MessageKind,
+    ParsedItem,
+    Reader,
+)
 from bot.db.store import HeldItem, OutboxRow
 from bot.db.store.follows import Follower
 from bot.runtime.i18n import translator
@@ -81,6 +99,7 @@ def plan_fanout(
                     text,
                     image=change.item.image,
                     item_key=change.item.key,
+                    item=change.item,
                 )
             )
     return rows
@@ -216,7 +235,17 @@ def _row(
     held: bool | None = None,
     image: str | None = None,
     item_key: str | None = None,
+    item: ParsedItem | None = None,
 ) -> OutboxRow:
+    media = _media(reader, kind, item)
+    if item is not None and has_player(item.link):
+        image = None  # Telegram's player card of the video's page, not its thumbnail
+    linked = media is None or media.kind is MediaKind.ALBUM  # the file itself is not sent
+    if item is not None and item.enclosure is not None and linked and kind is ChangeKind.NEW:
+        label = translator(reader.language).gettext(
+            EPISODE_LABEL if item.enclosure.kind is MediaKind.AUDIO else VIDEO_LABEL
+        )
+        text = with_line(text, enclosure_line(item.enclosure, label))
     return OutboxRow(
         chat_id=reader.chat_id,
         feed_id=feed_id,
@@ -231,11 +260,21 @@ def _row(
         silent=reader.silent,
         image_url=image if reader.preview is Preview.IMAGE else None,
         thread_id=reader.thread_id,
+        media=encode(media),
         held=reader.digest if held is None else held,
         follow_label=(
             translator(reader.language).gettext(FOLLOW_LABEL) if kind is ChangeKind.NEW else None
         ),
     )
+
+
+def _media(reader: Reader, kind: ChangeKind, item: ParsedItem | None) -> Media | None:
+    """A new post's album (for chats that show pictures) or its playable file (for every chat):
+    `core/messages/media.py` decides; edits and lists stay messages."""
+    if item is None or kind is not ChangeKind.NEW:
+        return None
+    images = item.images if reader.preview is Preview.IMAGE else ()
+    return media_for(images, item.enclosure, item.title)
 
 
 def plan_alert(

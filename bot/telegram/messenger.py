@@ -11,6 +11,8 @@ parameters are those `send_message` sends.
 
 from __future__ import annotations
 
+import logging
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -20,10 +22,13 @@ from telegram.ext import ExtBot
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
+from bot.core.messages.media import Media, caption_fits
+from bot.core.types import MediaKind
 from bot.services.messenger import Answer, Outgoing, Reply
 from bot.telegram.budget import NO_RETRY  # the rate limiter leaves 429s to the delivery policy
 from bot.telegram.buttons import Action, Button, encode
 
+log = logging.getLogger(__name__)
 _NO_PREVIEW: dict[str, object] = {"is_disabled": True}
 _CARD: dict[str, object] = {"is_disabled": False}
 
@@ -33,8 +38,42 @@ class TelegramMessenger:
         self.bot = bot
 
     async def send(self, message: Outgoing) -> Answer:
+        if message.media is not None:
+            answer = await self._send_media(message, message.media)
+            if answer.reply is not Reply.REFUSED:
+                return answer
+            log.warning(
+                "chat %s: Telegram refused the %s (%s); sending the message instead",
+                message.chat_id,
+                message.media.kind.value,
+                answer.error,
+            )
+            message = replace(message, media=None)
+        return await self._call("sendMessage", send_fields(message))
+
+    async def _send_media(self, message: Outgoing, media: Media) -> Answer:
+        """The album or file with the text as its caption when it fits; else the media, then
+        the text as a reply to it (one delivery: marked once both are accepted)."""
+        fits = caption_fits(message.text) if message.html else _units(message.text) <= 1024
+        caption = message.text if fits else None
+        if media.kind is MediaKind.ALBUM:
+            answer = await self._call("sendMediaGroup", album_fields(message, media, caption))
+        else:
+            method = "sendAudio" if media.kind is MediaKind.AUDIO else "sendVideo"
+            answer = await self._call(method, file_fields(message, media, caption))
+        if answer.reply is not Reply.ACCEPTED or caption is not None:
+            return answer
+        text = replace(
+            message, media=None, image_url=None, preview=False, reply_to=answer.message_id
+        )
+        after = await self._call("sendMessage", send_fields(text))
+        if after.reply is Reply.ACCEPTED:  # edits reply to the media, the post's first message
+            return replace(after, message_id=answer.message_id)
+        return after
+
+    async def _call(self, method: str, fields: dict[str, object]) -> Answer:
         try:
-            sent = await self._post(send_fields(message))
+            sent = await self._post(method, fields)
         except RetryAfter as exc:
             return Answer(Reply.WAIT, wait_seconds=_seconds(exc.retry_after), error=exc.message)
         except ChatMigrated as exc:
@@ -46,18 +85,20 @@ class TelegramMessenger:
             return Answer(Reply.ENTITIES if entities else Reply.REFUSED, error=exc.message)
         except TelegramError as exc:  # timeouts, 5xx, and answers not the Bot API's (a proxy's)
             return Answer(Reply.UNREACHABLE, error=exc.message)
+        if isinstance(sent, list) and sent:  # an album: its messages, the first is the post's
+            sent = sent[0]
         message_id = sent.get("message_id") if isinstance(sent, dict) else None
         return Answer(
             Reply.ACCEPTED, message_id=message_id if isinstance(message_id, int) else None
         )
 
-    async def _post(self, fields: dict[str, object]) -> object:
-        """`sendMessage` through the bot's rate limiter, as `ExtBot` posts it."""
+    async def _post(self, method: str, fields: dict[str, object]) -> object:
+        """`method` through the bot's rate limiter, as `ExtBot` posts it."""
         request = self.bot.request
         data = RequestData([RequestParameter(name, value, None) for name, value in fields.items()])
 
         async def post() -> Any:
-            return await request.post(url=f"{self.bot.base_url}/sendMessage", request_data=data)
+            return await request.post(url=f"{self.bot.base_url}/{method}", request_data=data)
 
         limiter = self.bot.rate_limiter
         if limiter is None:
@@ -66,7 +107,7 @@ class TelegramMessenger:
             callback=post,
             args=(),
             kwargs={},
-            endpoint="sendMessage",
+            endpoint=method,
             data=fields,
             rate_limit_args=NO_RETRY,
         )
@@ -91,15 +132,73 @@ def send_fields(message: Outgoing) -> dict[str, object]:
     if message.silent:
         fields["disable_notification"] = True
     if message.follow is not None:
-        label, item_id = message.follow
-        data = encode(Button(Action.FOLLOW, feed_id=item_id))
-        fields["reply_markup"] = {"inline_keyboard": [[{"text": label, "callback_data": data}]]}
+        fields["reply_markup"] = _follow_markup(message.follow)
     if message.reply_to is not None:
         fields["reply_parameters"] = {
             "message_id": message.reply_to,
             "allow_sending_without_reply": True,
         }
     return fields
+
+
+def _common(message: Outgoing) -> dict[str, object]:
+    fields: dict[str, object] = {"chat_id": message.chat_id}
+    if message.thread_id is not None:
+        fields["message_thread_id"] = message.thread_id
+    if message.silent:
+        fields["disable_notification"] = True
+    if message.reply_to is not None:
+        fields["reply_parameters"] = {
+            "message_id": message.reply_to,
+            "allow_sending_without_reply": True,
+        }
+    return fields
+
+
+def _caption(message: Outgoing, caption: str | None) -> dict[str, object]:
+    if caption is None:
+        return {}
+    fields: dict[str, object] = {"caption": caption}
+    if message.html:
+        fields["parse_mode"] = ParseMode.HTML.value
+    return fields
+
+
+def album_fields(message: Outgoing, media: Media, caption: str | None) -> dict[str, object]:
+    """One `sendMediaGroup`: the pictures by URL, the caption on the first (an album takes no
+    buttons: the "Follow changes" button comes with the text when it is sent apart)."""
+    items: list[dict[str, object]] = [{"type": "photo", "media": url} for url in media.urls]
+    items[0].update(_caption(message, caption))
+    return {**_common(message), "media": items}
+
+
+def file_fields(message: Outgoing, media: Media, caption: str | None) -> dict[str, object]:
+    """One `sendAudio` or `sendVideo` by URL (Telegram fetches the file), with what is known of
+    it; the caption carries the "Follow changes" button when the text is the caption."""
+    audio = media.kind is MediaKind.AUDIO
+    fields = {**_common(message), ("audio" if audio else "video"): media.urls[0]}
+    fields.update(_caption(message, caption))
+    if media.duration:
+        fields["duration"] = media.duration
+    if audio and media.title:
+        fields["title"] = media.title[:256]
+    if audio and media.performer:
+        fields["performer"] = media.performer[:256]
+    if not audio:
+        fields["supports_streaming"] = True
+    if caption is not None and message.follow is not None:
+        fields["reply_markup"] = _follow_markup(message.follow)
+    return fields
+
+
+def _follow_markup(follow: tuple[str, int]) -> dict[str, object]:
+    label, item_id = follow
+    data = encode(Button(Action.FOLLOW, feed_id=item_id))
+    return {"inline_keyboard": [[{"text": label, "callback_data": data}]]}
+
+
+def _units(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def preview_options(message: Outgoing) -> dict[str, object]:

@@ -160,11 +160,8 @@ async def test_posts_show_their_image_above_the_text_unless_the_chat_said_off(
         "\n"
         "About bbb."
     )
-    assert video.params["link_preview_options"] == {
-        "url": "https://i1.ytimg.com/vi/bbb/hqdefault.jpg",
-        "prefer_large_media": True,
-        "show_above_text": True,
-    }
+    # A YouTube entry keeps Telegram's player card, not its thumbnail as a photo (issue 47).
+    assert video.params["link_preview_options"] == {"is_disabled": False}
     (corvid,) = about(bot_api, READER, blog.CORVID.title)  # its content starts with an <img>
     assert corvid.params["link_preview_options"]["url"] == (
         "https://blog.lumen.example/uploads/corvid-member.png"

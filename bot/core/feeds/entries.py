@@ -15,9 +15,9 @@ from datetime import datetime
 from html import unescape
 from itertools import chain
 
-from bot.core.feeds.images import body_images, own_image
+from bot.core.feeds.images import body_images, own_image, own_images
 from bot.core.text import clean_inline
-from bot.core.types import RawEntry
+from bot.core.types import Enclosure, RawEntry
 
 MAX_TITLE_CHARS = 1000
 # Real feeds carry 10-50 items; a document with thousands is hostile or broken. Only the first
@@ -37,6 +37,9 @@ _NOT_A_WORD = re.compile(r"[\W_]+")
 
 class NotAFeed(ValueError):
     """The body parsed into nothing feed-like (an HTML error page, other JSON, garbage)."""
+
+
+_CLOCK = re.compile(r"^(?:(\d{1,3}):)?(\d{1,2}):(\d{1,2})(?:\.\d+)?$")  # iTunes h:m:s
 
 
 def item_key(candidates: Iterable[object], title: str, published: datetime | None) -> str:
@@ -75,6 +78,7 @@ def raw_entry(
     images: Iterable[object] = (),
     full: bool = True,
     summary: str = "",
+    enclosure: Enclosure | None = None,
 ) -> RawEntry:
     """`images` are candidate images, best first: the first that is the post's own picture
     (`images.own_image`) is kept, else the first such `<img>` of the HTML (relative ones
@@ -85,6 +89,14 @@ def raw_entry(
         excerpt_hash: str | None = excerpt_key(html)
     else:
         excerpt_hash = excerpt_key(summary) if summary.strip() and summary != html else None
+    offered = list(images)
+    first = own_image(chain(offered, body_images(html)), link)
+    # An album comes from one source, the feed's media list or the body's pictures: mixing them
+    # would show one picture twice (a feed's thumbnail of the body's first picture). The body
+    # is scanned past its first picture only when the post has one and the feed lists fewer.
+    pictures = own_images(offered, link)
+    if first is not None and len(pictures) < 2:
+        pictures = max(pictures, own_images(body_images(html), link), key=len)
     return RawEntry(
         key=key,
         title=title,
@@ -95,10 +107,12 @@ def raw_entry(
         html=html,
         content_hash=content_hash,
         position=position,
-        image=own_image(chain(images, body_images(html)), link),
+        image=first,
         full=full,
         excerpt_hash=excerpt_hash,
         excerpt=summary[:MAX_HTML_CHARS] if full and excerpt_hash is not None else "",
+        images=pictures,
+        enclosure=enclosure,
     )
 
 
@@ -149,3 +163,15 @@ def chosen_copy(
         if stored_hash is not None and copy.content_hash == stored_hash:
             return replace(copy, position=entry.position)
     return entry
+
+
+def duration_seconds(value: object) -> int | None:
+    """iTunes durations: seconds ("4385"), "73:05" or "1:13:05"; None when unreadable."""
+    text = str(value or "").strip()
+    if text.isdigit():
+        return int(text) or None
+    match = _CLOCK.match(text)
+    if match is None:
+        return None
+    hours, minutes, seconds = (int(g) if g else 0 for g in match.groups())
+    return hours * 3600 + minutes * 60 + seconds or None

@@ -23,6 +23,7 @@ from bot.core.urls import safe_link
 
 MIN_SIDE = 300  # pixels: a thumbnail, an avatar or an icon is smaller
 MAX_IMAGE_SCAN_CHARS = 20_000  # the post's picture is near its top
+ALBUM_LIMIT = 10  # pictures in one Telegram album
 # Hosts that serve only avatars, tracking pixels or feed-service buttons.
 _FURNITURE_HOSTS = re.compile(
     r"(?:^|\.)(?:gravatar\.com|avatars\.githubusercontent\.com|feeds\.feedburner\.com"
@@ -68,6 +69,16 @@ def own_image(candidates: Iterable[object], base: str | None = None) -> str | No
     """The first candidate that is the post's own picture (absolute http(s), `base` resolving
     relative ones), or None. Candidates are `Candidate`s, plain URLs, or Media RSS mappings
     (`url`, `width`, `height`)."""
+    found = own_images(candidates, base, limit=1)
+    return found[0] if found else None
+
+
+def own_images(
+    candidates: Iterable[object], base: str | None = None, limit: int = ALBUM_LIMIT
+) -> tuple[str, ...]:
+    """Every candidate that is the post's own picture, in order, each once, at most `limit`
+    (an album's worth): the same rules as the one picture shown above a message."""
+    found: list[str] = []
     for raw in candidates:
         candidate = _candidate(raw)
         if candidate is None or is_furniture(candidate):
@@ -76,9 +87,11 @@ def own_image(candidates: Iterable[object], base: str | None = None) -> str | No
         if base and not urlsplit(address).scheme:
             address = urljoin(base, address)
         link = safe_link(address)
-        if link is not None:
-            return link
-    return None
+        if link is not None and link not in found:
+            found.append(link)
+            if len(found) >= limit:
+                break
+    return tuple(found)
 
 
 def _candidate(raw: object) -> Candidate | None:

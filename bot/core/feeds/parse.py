@@ -22,6 +22,7 @@ from bot.core.feeds.entries import (
     MAX_TITLE_CHARS,
     NotAFeed,
     chosen_copy,
+    duration_seconds,
     item_key,
     one_per_key,
     raw_entry,
@@ -29,7 +30,15 @@ from bot.core.feeds.entries import (
 from bot.core.feeds.jsonfeed import looks_like_json, read_json_feed
 from bot.core.feeds.xmlsafe import drop_declared_references, install_feed_parser
 from bot.core.text import FINGERPRINT_VERSION, clean_inline, fingerprint, html_to_text
-from bot.core.types import ParsedFeed, ParsedItem, RawEntry, RawFeed, StoredItem
+from bot.core.types import (
+    Enclosure,
+    MediaKind,
+    ParsedFeed,
+    ParsedItem,
+    RawEntry,
+    RawFeed,
+    StoredItem,
+)
 from bot.core.urls import safe_link
 
 install_feed_parser()
@@ -131,6 +140,8 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
                 excerpt_hash=entry.excerpt_hash,
                 html=entry.html[:MAX_HTML_CHARS],
                 excerpt=entry.excerpt,
+                images=entry.images,
+                enclosure=entry.enclosure,
             )
         )
     return ParsedFeed(title=raw.title, link=raw.link, items=tuple(items), warning=raw.warning)
@@ -156,6 +167,7 @@ def read_entry(entry: Mapping[str, Any], position: int, base: str = "") -> RawEn
         images=_images(entry),
         full=bool(content),
         summary=summary,
+        enclosure=_enclosure(entry),
     )
 
 
@@ -181,6 +193,26 @@ def _images(entry: Mapping[str, Any]) -> list[object]:
         if str(link.get("type") or "").startswith("image/"):
             found.append(link)
     return found
+
+
+def _enclosure(entry: Mapping[str, Any]) -> Enclosure | None:
+    """The entry's first audio or video file (a podcast's episode), with the iTunes duration
+    and author; the declared length only when it is a positive number."""
+    for link in entry.get("enclosures") or []:
+        kind = str(link.get("type") or "").split(";")[0].strip().lower()
+        url = safe_link(str(link.get("href") or link.get("url") or "").strip())
+        if url is None or not kind.startswith(("audio/", "video/")):
+            continue
+        length = str(link.get("length") or "").strip()
+        author = clean_inline(str(entry.get("itunes_author") or entry.get("author") or ""))
+        return Enclosure(
+            url,
+            MediaKind.AUDIO if kind.startswith("audio/") else MediaKind.VIDEO,
+            length=int(length) if length.isdigit() and int(length) > 0 else None,
+            duration=duration_seconds(entry.get("itunes_duration")),
+            performer=author[:MAX_TITLE_CHARS] or None,
+        )
+    return None
 
 
 def _title(entry: Mapping[str, Any]) -> str:

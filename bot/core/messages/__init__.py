@@ -16,5 +16,6 @@
 - `article`: a post's web page → its article (full text)
 - `fulltext`: which pages to read, and how an article joins its post
 - `modeltext`: what the operator's language model is asked and how its answer is read
+- `media`: albums, playable episodes and videos, or an enclosure's line, and their limits
 - `notices`: a post withdrawn from its site (or back), the "Follow changes" button's label
 """

@@ -33,6 +33,7 @@ class OutboxRow:
     silent: bool = False
     image_url: str | None = None
     thread_id: int | None = None
+    media: str | None = None  # an album or a playable file (core/messages/media.py)
     held: bool = False  # kept for the subscription's digest
     # A post of the poll being written, named by its key: `write_poll` gives it its id.
     item_key: str | None = None
@@ -61,6 +62,7 @@ def enqueue(session: Session, *, rows: Sequence[OutboxRow]) -> None:
                 "preview": row.preview,
                 "silent": row.silent,
                 "image_url": row.image_url,
+                "media": row.media,
                 "thread_id": row.thread_id,
                 "follow_label": row.follow_label,
                 "status": DeliveryStatus.HELD if row.held else DeliveryStatus.PENDING,
@@ -109,6 +111,7 @@ class Queued:
     next_attempt_at: datetime
     attempts: int
     follow_label: str | None = None
+    media: str | None = None
 
 
 _PENDING_OF_CHATS = (
@@ -116,7 +119,7 @@ _PENDING_OF_CHATS = (
         *columns(
             Delivery,
             "id chat_id item_id kind text preview silent image_url thread_id next_attempt_at "
-            "attempts follow_label",
+            "attempts follow_label media",
         )
     )
     .where(

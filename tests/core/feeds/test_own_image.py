@@ -156,3 +156,15 @@ def test_relative_json_feed_urls_resolve_too() -> None:
     item = parse_feed(document, url="https://j.example/feed.json").items[0]
     assert item.link == "https://j.example/p/1"
     assert item.key == "1"
+
+
+def test_every_own_picture_in_order_once_at_most_ten() -> None:
+    from bot.core.feeds.images import own_images
+
+    pics = [f"https://img.example/walk-{n}.jpg" for n in range(12)]
+    offered = [pics[0], "https://gravatar.com/avatar/1", pics[1], pics[0], "/rel.jpg", *pics[2:]]
+    found = own_images(offered, "https://blog.example/post/")
+    assert found[:3] == (pics[0], pics[1], "https://blog.example/rel.jpg")
+    assert len(found) == 10
+    assert own_images(pics, limit=2) == tuple(pics[:2])
+    assert own_images([]) == ()

@@ -23,6 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.support.fakes.bot_api_chats import ADMIN_RIGHTS, BOT_ID, ChannelDirectory
+from tests.support.fakes.bot_api_media import MediaMethods
 from tests.support.fakes.telegram_entities import entity_problem
 from tests.support.fakes.threaded import ThreadedApp
 
@@ -44,6 +45,10 @@ _RAW_STRING_PARAMS = {
     "secret_token",
     "callback_query_id",
     "file_id",
+    "audio",
+    "video",
+    "title",
+    "performer",
 }
 
 
@@ -52,7 +57,16 @@ CAPTION_LIMIT = 1024
 CALLBACK_DATA_BYTES = 64
 BUTTONS_LIMIT = 100  # inline keyboard buttons in one message
 GROUP_PER_MINUTE = 20
-_SENDS = {"sendmessage", "senddocument", "sendphoto", "copymessage", "forwardmessage"}
+_SENDS = {
+    "sendmessage",
+    "senddocument",
+    "sendphoto",
+    "sendmediagroup",
+    "sendaudio",
+    "sendvideo",
+    "copymessage",
+    "forwardmessage",
+}
 _TAG = re.compile(r"<[^>]+>")
 
 
@@ -93,7 +107,7 @@ class Sent:
 
 
 @dataclass
-class FakeBotApi(ChannelDirectory):
+class FakeBotApi(ChannelDirectory, MediaMethods):
     token: str = TOKEN
     calls: list[Call] = field(default_factory=list)
     sent: list[Sent] = field(default_factory=list)
@@ -107,6 +121,8 @@ class FakeBotApi(ChannelDirectory):
     latency: float = 0.0
     method_latency: dict[str, float] = field(default_factory=dict)  # e.g. a slow getChatMember
     chat_latency: dict[int, float] = field(default_factory=dict)  # one chat's slow answers
+    # Done, then answered this late (a crash can fall between Telegram's send and its answer).
+    answer_latency: dict[str, float] = field(default_factory=dict)
     rate_limit: float | None = None  # sendMessage calls allowed per second, like Telegram's
     down: bool = False  # an outage: every method answers 502, as Telegram's front does
     too_many: int = 0
@@ -332,6 +348,8 @@ class FakeBotApi(ChannelDirectory):
         if handler is None:
             return _ok(True)
         result = await handler(params)
+        if self.answer_latency.get(method):
+            await asyncio.sleep(self.answer_latency[method])
         return result if isinstance(result, web.Response) else _ok(result)
 
     def _refuse(self, method: str, params: dict[str, Any]) -> web.Response | None:

@@ -11,6 +11,7 @@ parameters are those `send_message` sends.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import replace
 from datetime import timedelta
@@ -29,6 +30,8 @@ from bot.telegram.budget import NO_RETRY  # the rate limiter leaves 429s to the 
 from bot.telegram.buttons import Action, Button, encode
 
 log = logging.getLogger(__name__)
+TEXT_AFTER_MEDIA_TRIES = 3
+TEXT_AFTER_MEDIA_WAIT = 60.0  # seconds: a longer 429 goes back to the delivery policy
 _NO_PREVIEW: dict[str, object] = {"is_disabled": True}
 _CARD: dict[str, object] = {"is_disabled": False}
 
@@ -66,10 +69,24 @@ class TelegramMessenger:
         text = replace(
             message, media=None, image_url=None, preview=False, reply_to=answer.message_id
         )
-        after = await self._call("sendMessage", send_fields(text))
+        after = await self._text_after_media(send_fields(text))
         if after.reply is Reply.ACCEPTED:  # edits reply to the media, the post's first message
             return replace(after, message_id=answer.message_id)
         return after
+
+    async def _text_after_media(self, fields: dict[str, object]) -> Answer:
+        """The text after its media, waiting here through a 429 or a failed attempt: a retry
+        of the whole delivery would show the media again (a busy group's 20 a minute)."""
+        answer = await self._call("sendMessage", fields)
+        for _ in range(TEXT_AFTER_MEDIA_TRIES - 1):
+            if answer.reply is Reply.WAIT and answer.wait_seconds <= TEXT_AFTER_MEDIA_WAIT:
+                await asyncio.sleep(answer.wait_seconds)
+            elif answer.reply is Reply.UNREACHABLE:
+                await asyncio.sleep(1.0)
+            else:
+                return answer
+            answer = await self._call("sendMessage", fields)
+        return answer
 
     async def _call(self, method: str, fields: dict[str, object]) -> Answer:
         try:

@@ -156,3 +156,19 @@ async def test_a_video_by_url_streams_with_its_duration(
     assert sent.params["supports_streaming"] is True
     assert sent.params["message_thread_id"] == 3
     assert sent.params["reply_markup"]["inline_keyboard"][0][0]["text"] == "Follow changes"
+
+
+async def test_the_text_after_an_album_waits_out_a_429_instead_of_resending_the_album(
+    bot: ExtBot[Any], bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    urls = pictures(feeds, "busy", 2)
+    bot_api.fail(
+        "sendMessage", code=429, description="Too Many Requests: retry after 1", retry_after=1
+    )
+    bot_api.fail("sendMessage", code=502, description="Bad Gateway")
+    answer = await TelegramMessenger(bot).send(Outgoing(-100777, "w" * 1100, media=album(urls)))
+    assert answer.reply is Reply.ACCEPTED
+    [sent] = bot_api.media_to(-100777)
+    assert answer.message_id == sent.message_ids[0]
+    assert bot_api.texts(-100777)[-1] == "w" * 1100
+    assert len(bot_api.calls_to("sendMessage")) == 3

@@ -15,6 +15,7 @@
   (+ switches)
 - `models`: /summary, /translate (the operator's language model)
 - `digests`: /digest
+- `stories`: /duplicates (a story from several feeds: one message, or quiet replies)
 - `follows`: /follow, /following (+ "Follow changes" under a post, ✖ under /following)
 - `language`: /language (+ its buttons)
 - `search`: /search (posts found by any version of their text)
@@ -41,6 +42,7 @@ from bot.telegram.commands import (
     search,
     settings,
     start,
+    stories,
     subscriptions,
 )
 from bot.telegram.spec import CommandTable, Handler
@@ -53,6 +55,7 @@ TABLE = CommandTable(
         *settings.COMMANDS,
         *models.COMMANDS,
         *digests.COMMANDS,
+        *stories.COMMANDS,
         *follows.COMMANDS,
         *search.COMMANDS,
         *language.COMMANDS,

@@ -180,8 +180,10 @@ def author_summary(
             following = _after_label(content[index + 1 :])
             if following:
                 return following, False
-    if excerpt and blocks and not _is_beginning(excerpt, blocks) and not _site_cut(excerpt):
-        kept = substantive([b for b in excerpt if not is_noise(b)], title)
+    # Judged without its machinery: WordPress's "The post … appeared first on …" follows
+    # the "[…]" that marks an automatic excerpt.
+    kept = substantive([b for b in excerpt if not is_noise(b)], title) if blocks else []
+    if kept and not _is_beginning(kept, blocks) and not _site_cut(kept):
         if is_teaser(kept):
             said = {b.text for b in kept}
             return kept + [b for b in substantive(lede(blocks), title) if b.text not in said], False

@@ -58,6 +58,15 @@ def test_an_excerpt_cut_by_the_site_gives_way_to_the_full_text() -> None:
     assert visible(summarize(BODY, excerpt_html=ellipsis)).startswith("Chrome now ships")
 
 
+def test_a_site_cut_excerpt_followed_by_wordpress_s_footer_still_gives_way() -> None:
+    excerpt = (
+        "<p>A native browser for small boards at last, and it runs [&#8230;]</p>"
+        "<p>The post Chrome for ARM64 Linux appeared first on Board News.</p>"
+    )
+    shown = visible(summarize(BODY, excerpt_html=excerpt, title="Chrome for ARM64 Linux"))
+    assert shown.startswith("Chrome now ships") and "appeared first" not in shown
+
+
 def test_a_hand_written_excerpt_of_two_sentences_is_still_the_summary() -> None:
     excerpt = "A native browser for small boards. It is faster than the emulated one."
     assert visible(summarize(BODY, excerpt_html=excerpt)) == excerpt

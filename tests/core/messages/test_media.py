@@ -73,6 +73,9 @@ def test_the_enclosure_line_says_length_and_size_and_links_the_file() -> None:
     assert enclosure_line(Enclosure(MP3, MediaKind.AUDIO, duration=20), "Episode").endswith(
         ">Episode, 1 min</a>"
     )
+    assert enclosure_line(Enclosure(MP3, MediaKind.VIDEO, length=1_500_000), "V").endswith(
+        ">V, 2 MB</a>"
+    )
     assert enclosure_line(Enclosure(MP3, MediaKind.VIDEO, length=10), "<Video>").endswith(
         ">&lt;Video&gt;, 1 MB</a>"
     )
@@ -92,6 +95,7 @@ def test_video_pages_with_a_player_card() -> None:
         "https://youtube.com/shorts/abc",
         "https://youtube.com/live/abc",
         "https://youtu.be/abc",
+        "https://youtu.be/a",
         "https://vimeo.com/12345",
     ):
         assert has_player(link), link

@@ -93,3 +93,40 @@ def test_other_enclosures_are_not_episodes() -> None:
 )
 def test_itunes_durations(value: object, seconds: int | None) -> None:
     assert duration_seconds(value) == seconds
+
+
+def entry(images: list[str], html: str) -> tuple[str, ...]:
+    from bot.core.feeds.entries import raw_entry
+
+    made = raw_entry(
+        key="k",
+        title="t",
+        link="https://blog.example/p/",
+        author=None,
+        published=None,
+        terms=(),
+        html=html,
+        position=0,
+        images=images,
+    )
+    return made.images
+
+
+def test_an_album_takes_one_source_the_feeds_list_first() -> None:
+    body = "".join(f'<img src="https://a.example/{n}.jpg">' for n in range(3))
+    listed = ["https://z.example/1.jpg", "https://z.example/2.jpg"]
+    assert entry(listed, body) == tuple(listed)  # two listed: the body is not scanned
+    one = ["https://z.example/1.jpg"]
+    assert entry(one, body) == tuple(f"https://a.example/{n}.jpg" for n in range(3))
+    assert entry([], "<p>no pictures</p>") == ()
+
+
+def test_relative_pictures_resolve_against_the_post() -> None:
+    assert entry(["/m/1.jpg", "/m/2.jpg"], "") == (
+        "https://blog.example/m/1.jpg",
+        "https://blog.example/m/2.jpg",
+    )
+    assert entry([], '<img src="a.jpg"><img src="b.jpg">') == (
+        "https://blog.example/p/a.jpg",
+        "https://blog.example/p/b.jpg",
+    )

@@ -152,3 +152,46 @@ async def test_same_title_other_story_is_two_messages(
     await cycle(bot, bot_api)
     assert len(posts(bot_api, CHAT)) == 2
     assert bot_api.calls_to("editMessageText") == []
+
+
+async def test_five_feeds_carrying_one_story_in_one_poll_are_one_message(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    """Five feeds, two stories each carried by all five in the same poll (one delivery
+    batch): two messages, each naming the four other feeds; a story only one feed has is its
+    own message."""
+    names = ["Lumen Blog", "Planet Lumen", "Hardware News", "Corvid Blog", "Chip Weekly"]
+    other = replace(
+        STORY,
+        guid="oslo",
+        slug="oslo-racks",
+        title="Two test racks open in Oslo for every back end",
+        paragraphs=("The foundation opened two test racks in Oslo; every back end now runs "
+                    "its nightly suite there, and members can book time for their own chips.",),
+    )  # fmt: skip
+    alone = replace(STORY, guid="solo", slug="solo", title="A post only one feed has",
+                    paragraphs=("Nobody else wrote about this small change to the docs site.",))  # fmt: skip
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600)
+    async with running_bot(settings) as bot:
+        for n, name in enumerate(names):
+            url = feeds.serve(f"/f{n}/feed", blog.rss((OLD,), title=name))
+            await bot.services.catalog.add_feed(url, slug=f"f{n}", trusted=True)
+            await ask(bot_api, f"/subscribe f{n}", CHAT)
+        await cycle(bot, bot_api)
+        for n, name in enumerate(names):
+            copies = (
+                replace(STORY, guid=f"s{n}", slug=f"{STORY.slug}" if n < 2 else f"copy-{n}"),
+                replace(other, guid=f"o{n}"),
+                *((alone,) if n == 3 else ()),
+            )
+            feeds.serve(f"/f{n}/feed", blog.rss((*copies, OLD), title=name))
+        await cycle(bot, bot_api)
+        messages = shown_posts(bot_api)
+        assert len(messages) == 3, messages
+        for message in messages:
+            if "only one feed" in message:
+                assert "Also in" not in message
+                continue
+            source = message.split("\n")[1]
+            also = message.rsplit("Also in: ", 1)[1].removesuffix("</i>").split(", ")
+            assert sorted(also) == sorted(n for n in names if n not in source), message

@@ -168,3 +168,113 @@ def test_every_own_picture_in_order_once_at_most_ten() -> None:
     assert len(found) == 10
     assert own_images(pics, limit=2) == tuple(pics[:2])
     assert own_images([]) == ()
+
+
+def test_a_media_rss_mapping_may_name_its_address_href() -> None:
+    assert own_image([{"href": "https://img.example/cover.jpg"}]) == "https://img.example/cover.jpg"
+    assert own_image([{"url": None, "href": "https://img.example/b.jpg"}]) == (
+        "https://img.example/b.jpg"
+    )
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        {"width": "150"},
+        {"height": "104"},
+        {"width": "150px"},
+        {"width": 120, "height": 900},
+    ],
+)
+def test_a_media_rss_mapping_declared_small_is_a_thumbnail(sizes: dict[str, object]) -> None:
+    assert own_image([{"url": "https://img.example/t.jpg", **sizes}]) is None
+
+
+def test_a_media_rss_mapping_as_wide_as_a_banner_is_kept() -> None:
+    banner = {"url": "https://img.example/banner.jpg", "width": "1200", "height": "250"}
+    assert own_image([banner]) == "https://img.example/banner.jpg"
+    assert own_image([{"url": "https://img.example/p.jpg", "width": "640PX"}]) == (
+        "https://img.example/p.jpg"
+    )
+
+
+def test_an_address_that_cannot_be_read_is_never_the_picture() -> None:
+    assert is_furniture(Candidate("https://[::1/broken.jpg"))
+
+
+def test_a_number_in_the_query_that_is_not_a_size_says_nothing() -> None:
+    assert own_image(["https://img.example/photo.jpg?v=2"]) == "https://img.example/photo.jpg?v=2"
+    assert own_image(["https://img.example/photo.jpg?w=large"]) == (
+        "https://img.example/photo.jpg?w=large"
+    )
+
+
+@pytest.mark.parametrize(
+    "img",
+    [
+        '<img src="https://img.example/a.jpg" width="150">',
+        '<img src="https://img.example/a.jpg" height="100">',
+        '<img src="https://img.example/a.jpg" width="150px">',
+        '<img src="https://img.example/a.jpg" style="width: 120px">',
+        '<img src="https://img.example/a.jpg" style="height: 64px">',
+        '<img src="https://img.example/a.jpg" width="1200" style="width: 90px">',  # CSS wins
+    ],
+)
+def test_a_body_image_declared_small_by_any_attribute_is_a_thumbnail(img: str) -> None:
+    assert image_of(f"<p>Words.</p>{img}") is None
+
+
+def test_a_body_image_the_style_sizes_as_a_wide_banner_is_kept() -> None:
+    img = '<img src="https://img.example/banner.jpg" style="width: 1200px; height: 250px">'
+    assert image_of(img) == "https://img.example/banner.jpg"
+    (found,) = body_images(img)
+    assert (found.width, found.height) == (1200, 250)
+    (found,) = body_images('<img src="https://img.example/b.jpg" width="800" height="450">')
+    assert (found.width, found.height) == (800, 450)
+
+
+def test_a_lazy_loaded_body_image_is_read_from_data_src() -> None:
+    lazy = '<img src="" data-src="https://img.example/lazy.jpg">'
+    assert image_of(f"<p>Words.</p>{lazy}") == "https://img.example/lazy.jpg"
+    assert image_of('<img data-src="https://img.example/only.jpg">') == (
+        "https://img.example/only.jpg"
+    )
+
+
+def test_a_stray_closing_tag_before_the_picture_is_ignored() -> None:
+    body = '</div></p><img src="https://img.example/photo.jpg">'
+    assert [c.url for c in body_images(body)] == ["https://img.example/photo.jpg"]
+    assert image_of(body) == "https://img.example/photo.jpg"
+
+
+def test_a_share_block_ends_at_its_closing_tag_even_around_unclosed_paragraphs() -> None:
+    body = (
+        '<div class="sharedaddy"><p>Share this: <a href="https://x.example/s">X</a></div>'
+        '<img src="https://img.example/photo.jpg">'
+    )
+    assert [c.furniture for c in body_images(body)] == [False]
+    assert image_of(body) == "https://img.example/photo.jpg"
+
+
+def test_a_block_named_as_furniture_by_its_id_holds_furniture() -> None:
+    body = (
+        '<div id="author-box"><img src="https://cdn.example/me.jpg" width="400"></div>'
+        '<img src="https://img.example/photo.jpg">'
+    )
+    assert [c.furniture for c in body_images(body)] == [True, False]
+    assert image_of(body) == "https://img.example/photo.jpg"
+
+
+@pytest.mark.parametrize(
+    "empty",
+    [
+        '<hr class="footer-rule">',
+        '<div class="share-buttons"/>',
+        '<div class="share-buttons" / >',
+        '<span class="author-avatar"></span>',
+    ],
+)
+def test_an_empty_or_void_furniture_element_holds_none_of_what_follows(empty: str) -> None:
+    body = f'<p>Words.</p>{empty}<img src="https://img.example/photo.jpg">'
+    assert [c.furniture for c in body_images(body)] == [False]
+    assert image_of(body) == "https://img.example/photo.jpg"

@@ -118,3 +118,54 @@ def test_a_long_title_leaves_fewer_summary_lines_so_the_message_fits_one_screen(
     rows = sum(max(1, -(-len(line) // 38)) for line in shown.split("\n"))
     assert rows <= 20
     assert "Sentence number 0" in shown  # still a summary under it
+
+
+def test_an_untitled_post_with_no_words_is_named_by_its_address() -> None:
+    assert post_name("", link="https://social.example/@ana/7") == "https://social.example/@ana/7"
+    assert post_name("") == ""
+
+
+def test_first_words_that_fit_are_the_whole_name() -> None:
+    exact = "w" * (NAME_CHARS - 1) + "."
+    assert post_name("", exact) == exact
+
+
+def test_a_name_cut_inside_one_long_word_fills_the_limit() -> None:
+    assert post_name("", "x" * 200) == "x" * (NAME_CHARS - 1) + "…"
+
+
+def test_a_name_ends_at_the_last_whole_word_without_its_punctuation() -> None:
+    text = (
+        "We watched the rocket launch from the beach and the crowd cheered for SpaceX, "
+        "unsurprisingly loudly"
+    )
+    assert post_name("", text) == (
+        "We watched the rocket launch from the beach and the crowd cheered for SpaceX…"
+    )
+
+
+def test_a_name_is_not_cut_back_to_half_a_line_or_less_for_a_whole_word() -> None:
+    half = "Morning walk along the river with a view"  # its space after is the middle
+    assert len(half) == NAME_CHARS // 2
+    long_word = "Donaudampfschifffahrtsgesellschaftskapitänsmützenabzeichen"
+    name = post_name("", f"{half} {long_word}")
+    assert name == f"{half} {long_word}"[: NAME_CHARS - 1] + "…"
+
+
+def test_an_author_keeps_its_own_brackets_and_loses_leftover_punctuation() -> None:
+    assert shown_author("Ana Ruiz (Madrid)", "Blog") == "Ana Ruiz (Madrid)"
+    assert shown_author("(Ana) and (Ben)", "Blog") == "(Ana) and (Ben)"
+    assert shown_author("noreply@blogger.com, Ana Ruiz", "Blog") == "Ana Ruiz"
+    assert shown_author("Ana Ruiz · ana@example.org", "Blog") == "Ana Ruiz"
+    assert shown_author("Xavier Roux", "Blog") == "Xavier Roux"
+
+
+def test_a_tag_with_two_commas_is_a_keyword_list() -> None:
+    assert shown_categories(("apple, iphone, ipad", "Gardening")) == ["Gardening"]
+    assert shown_categories(("Salt, Pepper",)) == ["Salt, Pepper"]
+
+
+def test_emoji_tags_are_compared_as_they_are() -> None:
+    assert shown_categories(("🚀 🌕",), title="🚀 🌕 🎉") == []
+    assert shown_categories(("🚀 🌕", "🎉"), title="Launch day") == ["🚀 🌕", "🎉"]
+    assert shown_categories(("🚀", "🚀")) == ["🚀"]

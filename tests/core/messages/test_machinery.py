@@ -12,7 +12,15 @@ import re
 import pytest
 
 from bot.core.messages.blocks import Block, Run
-from bot.core.messages.machinery import is_link_list, is_machinery, repeats_title, substantive
+from bot.core.messages.machinery import (
+    LINK_SHARE,
+    MAX_MACHINERY_CHARS,
+    SENTENCE_BLOCKS,
+    is_link_list,
+    is_machinery,
+    repeats_title,
+    substantive,
+)
 from bot.core.messages.summary import summarize
 from tests.support.telegram_html import assert_valid_telegram_html
 
@@ -221,3 +229,182 @@ def test_a_quick_summary_label_introduces_the_author_s_summary() -> None:
         "<p>Every user can now pay in a second currency.</p>"
     )
     assert visible(summarize(body)) == "Every user can now pay in a second currency."
+
+
+def test_machinery_is_a_line_of_at_most_300_characters() -> None:
+    sponsor = "This issue is brought to you by Lanternly, the calm way to ship"
+    exact = sponsor + "." * (MAX_MACHINERY_CHARS - len(sponsor))
+    assert len(exact) == MAX_MACHINERY_CHARS
+    assert is_machinery(exact)
+    assert not is_machinery(exact + ".")
+
+
+def p(*runs: Run, kind: str = "p") -> Block:
+    return Block(kind, runs)
+
+
+def link(text: str, n: int = 1) -> Run:
+    return Run(text, f"https://deals.example/{n}")
+
+
+def test_three_links_that_are_most_of_a_paragraph_are_a_link_list() -> None:
+    three = p(
+        link("Tablet deal", 1), Run(", "), link("Phone deal", 2), Run(", "), link("TV deal", 3)
+    )
+    assert is_link_list(three)
+    two = p(link("Tablet deal", 1), Run(" and "), link("Phone deal", 2))
+    assert not is_link_list(two)
+
+
+def test_a_link_list_needs_links_to_be_at_least_sixty_percent_of_its_text() -> None:
+    runs = (link("Mugs", 1), Run(" "), link("Pens", 2), Run(" "), link("Hats", 3), Run(" deals"))
+    block = p(*runs)
+    assert block.text == "Mugs Pens Hats deals" and LINK_SHARE == 0.6  # 12 of 20 linked
+    assert is_link_list(block)
+    assert not is_link_list(p(*runs, Run("!")))
+
+
+def test_one_address_linked_in_several_runs_is_one_link() -> None:
+    styled = p(link("The ", 1), Run("big", "https://deals.example/1", bold=True), link(" sale", 1))
+    assert not is_link_list(styled)
+    word_by_word = p(link("Kestrel", 1), Run(" "), link("4.2", 1), Run(" "), link("notes", 1))
+    assert not is_link_list(word_by_word)
+
+
+def test_links_within_the_page_are_not_a_link_list() -> None:
+    assert not is_link_list(p(Run("Jump to the results", "#results"), kind="li"))
+    parts = (Run("Intro", "#intro"), Run(", "), Run("Method", "#method"), Run(", "))
+    contents = p(*parts, Run("Results", "#results"))
+    assert not is_link_list(contents)
+
+
+def test_a_list_item_of_links_and_separators_is_a_show_note() -> None:
+    runs = (link("Radio repair", 1), Run(", "), link("Valve tester", 2), Run(" ("))
+    item = p(*runs, link("manual", 3), Run(")"), kind="li")
+    assert is_link_list(item)
+    assert not is_link_list(p(link("Radio repair", 1), Run(" and how we did it"), kind="li"))
+    assert not is_link_list(p(link("Mastodon", 1), Run(", "), Run("X"), kind="li"))
+
+
+def test_short_words_count_when_comparing_with_the_title() -> None:
+    assert repeats_title("New app!", "A new app")
+    assert not repeats_title("The new app", "App")
+
+
+def test_machinery_blocks_are_skipped_and_reading_goes_on() -> None:
+    blocks = [p(Run("Points: 336")), p(Run("The bridge opened on Tuesday."))]
+    assert [b.text for b in substantive(blocks)] == ["The bridge opened on Tuesday."]
+
+
+def test_list_items_and_headings_are_kept_whole() -> None:
+    blocks = [
+        p(Run("Hi all! We fixed the sync bug."), kind="li"),
+        p(Run("Hi all! Release notes"), kind="h"),
+    ]
+    assert substantive(blocks) == blocks
+
+
+def test_a_quote_loses_its_machinery_sentences_like_a_paragraph() -> None:
+    (kept,) = substantive([p(Run("Hi all! We fixed the sync bug."), kind="quote")])
+    assert kept == p(Run("We fixed the sync bug."), kind="quote")
+
+
+def test_only_the_first_eight_paragraphs_are_read_sentence_by_sentence() -> None:
+    filler = [p(Run(f"Paragraph {n} says something.")) for n in range(SENTENCE_BLOCKS)]
+    ninth = p(Run("Hi all! We fixed the sync bug."))
+    assert substantive([*filler, ninth])[-1] == ninth
+    assert substantive([*filler[:-1], ninth])[-1].text == "We fixed the sync bug."
+
+
+def test_only_the_opening_paragraph_loses_a_sentence_repeating_the_title() -> None:
+    title = "Bridge opened"
+    second = p(Run("Bridge opened! Traffic flows again."))
+    shown = substantive([p(Run("The mayor cut the ribbon at noon.")), second], title)
+    assert shown[1] == second
+    idle_then = [p(Run("Points: 3")), p(Run("Tags: city")), second]
+    assert substantive(idle_then, title) == [second]
+    assert substantive([second], title)[0].text == "Traffic flows again."
+
+
+def test_a_paragraph_only_repeating_the_title_is_kept_when_nothing_else_is_in_it() -> None:
+    only = p(Run("Kestrel 4.2 released!"))
+    assert substantive([only], "Kestrel 4.2 Released") == [only]
+
+
+def test_without_a_submitter_line_no_sentence_is_skipped_for_the_title() -> None:
+    block = p(
+        Run(
+            "Keepers once lived in them all year. Ships still pass at night. "
+            "The Fjord board switched off the last staffed lighthouses."
+        )
+    )
+    assert substantive([block], "Fjord Board Switches Off Last Staffed Lighthouses") == [block]
+
+
+def test_after_a_submitter_line_the_news_must_share_two_more_title_words() -> None:
+    title = "Fjord Board Closes Harbour Lighthouse"
+
+    def shown(sentences: str) -> str:
+        (kept,) = substantive([p(Run(f"Ana Ruiz writes: {sentences}"))], title)
+        return kept.text
+
+    # the opening shares one word (board), the news three: the news is shown first
+    assert shown("The board met. Boats pass. The board closes the harbour.") == (
+        "The board closes the harbour."
+    )
+    # the opening shares one word, the best only two: all of it is kept
+    assert shown("The board met. Boats pass. The board closes.") == (
+        "The board met. Boats pass. The board closes."
+    )
+    # the opening already shares two: the news shares only one more
+    assert shown("The board met at the harbour. The board closes the harbour.") == (
+        "The board met at the harbour. The board closes the harbour."
+    )
+
+
+def test_three_letter_title_words_lead_to_the_news() -> None:
+    (kept,) = substantive(
+        [p(Run("Ana writes: I like birds. The zoo got a red owl."))], "Zoo gets red owl"
+    )
+    assert kept.text == "The zoo got a red owl."
+
+
+def test_an_ellipsis_in_the_submitter_line_does_not_lose_the_paragraph() -> None:
+    (kept,) = substantive([p(Run("A reader… writes: The ferry now runs at night."))])
+    assert kept.text == "The ferry now runs at night."
+
+
+def test_kept_sentences_keep_every_run_s_link_and_style() -> None:
+    block = p(
+        Run("Hi all! "),
+        Run("Kestrel 4.2", "https://k.example/42", bold=True, italic=True),
+        Run(" ships "),
+        Run("sync", italic=True, code=True),
+        Run(" and "),
+        Run("kestrel export", "https://k.example/x", bold=True, code=True),
+    )
+    (kept,) = substantive([block])
+    assert kept == p(
+        Run("Kestrel 4.2", "https://k.example/42", bold=True, italic=True),
+        Run(" ships "),
+        Run("sync", italic=True, code=True),
+        Run(" and "),
+        Run("kestrel export", "https://k.example/x", bold=True, code=True),
+    )
+    (kept,) = substantive([p(Run("Hi all! "), Run("kestrel sync", code=True), Run(" is faster."))])
+    assert kept == p(Run("kestrel sync", code=True), Run(" is faster."))
+
+
+def test_a_skipped_middle_sentence_leaves_one_space_between_its_neighbours() -> None:
+    block = p(
+        Run("We shipped "),
+        Run("Kestrel 4.2. Tags: sync, export. It adds", bold=True),
+        Run(" a timeline."),
+    )
+    (kept,) = substantive([block])
+    assert kept == p(
+        Run("We shipped "),
+        Run("Kestrel 4.2.", bold=True),
+        Run(" It adds", bold=True),
+        Run(" a timeline."),
+    )

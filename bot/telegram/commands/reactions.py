@@ -193,7 +193,7 @@ COMMANDS = (
     Command(
         "tuning",
         cmd_tuning,
-        about=N_("what 👍 and 👎 on posts taught, or forget it"),
+        about=N_("what 👍 and 👎 taught, or forget it"),
         usage=N_(
             "/tuning [reset] — 👍 or 👎 on a post's message makes its feed and topics weigh "
             "more or less for this chat; <code>/tuning reset</code> forgets it all"

@@ -239,7 +239,7 @@ COMMANDS = (
     Command(
         "preview",
         cmd_preview,
-        about=N_("the post's image, its link preview, or none"),
+        about=N_("the post's image, link preview or none"),
         usage=N_(
             "/preview <i>feed name</i> image|link|off — the post's image above the text (the "
             "default), Telegram's preview of its link, or none; e.g. "

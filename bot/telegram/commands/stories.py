@@ -44,7 +44,7 @@ COMMANDS = (
     Command(
         "duplicates",
         cmd_duplicates,
-        about=N_("one message per story, or the repeats as quiet replies"),
+        about=N_("one message per story, or repeats as replies"),
         usage=N_(
             "/duplicates fold|show — a story from several of this chat's feeds is one message "
             "naming them (the default), or each repeat is a quiet reply to the first; e.g. "

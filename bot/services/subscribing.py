@@ -68,7 +68,6 @@ class Overview:
     rules: tuple[str, ...] = ()  # /filter all …
     weights: tuple[store.Weight, ...] = ()  # what its 👍 and 👎 taught (/tuning reset)
     muted: tuple[tuple[str, datetime], ...] = ()  # feeds a 👎 muted, until when
-    duplicates: str = "fold"  # /duplicates: a repeated story folded, or a quiet reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +105,6 @@ class Subscriptions:
                 rules=store.chat_rules(session, chat_id=chat_id),
                 weights=tuple(store.weights(session, chat_id=chat_id)),
                 muted=tuple(store.muted(session, chat_id=chat_id, now=utcnow())),
-                duplicates=store.chat_duplicates(session, chat_id=chat_id),
             )
 
         return await run.read(self.engine, work)

@@ -112,7 +112,6 @@ async def test_show_sends_the_repeat_as_a_quiet_reply(
     assert repeat.params.get("disable_notification") is True
     assert bot_api.calls_to("editMessageText") == []
     assert "quiet reply" in await ask(bot_api, "/duplicates", CHAT)
-    assert "quiet replies (/duplicates fold)" in await ask(bot_api, "/list", CHAT)
 
 
 async def test_a_deleted_first_message_means_the_repeat_is_sent(

@@ -99,26 +99,3 @@ def test_the_check_reads_stories_through_an_index(
             plan = connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, params).all()
             story_steps = [row[-1] for row in plan if " story" in row[-1]]
             assert story_steps and all("USING INDEX ix_story_" in s for s in story_steps), plan
-
-
-def test_a_group_upgrade_moves_its_stories_weights_and_choice(
-    engine: Engine, feed_ids: list[int], chats: list[int]
-) -> None:
-    with transaction(engine) as session:
-        store.upsert_chat(session, chat_id=-5, type_="group", title="G")
-        store.set_duplicates(session, chat_id=-5, mode=store.SHOW)
-        store.subscribe(session, chat_id=-5, feed_id=feed_ids[0])
-        store.move(session, chat_id=-5, kind=store.CATEGORY, name="x", shown="X", delta=2, now=NOW)
-        store.move(  # a weight the new id had meanwhile gives way to the group's own
-            session, chat_id=-100, kind=store.CATEGORY, name="y", shown="Y", delta=1, now=NOW
-        )
-    _post(engine, feed_ids[0], -5, 10)
-    later = _post(engine, feed_ids[1], -100, 20)
-    with transaction(engine) as session:
-        store.migrate_chat(session, old_id=-5, new_id=-100)
-    with Session(engine) as session:
-        assert store.chat_duplicates(session, chat_id=-100) == store.SHOW
-        assert [(w.shown, w.weight) for w in store.weights(session, chat_id=-100)] == [("X", 2)]
-        assert store.weights(session, chat_id=-5) == []
-    found = _repeat(engine, -100, later)
-    assert isinstance(found, store.Repeat) and found.told.message_id == 10

@@ -261,20 +261,6 @@ class Subscription(SQLModel, table=True):
     # When the chat left the feed (None: subscribed). A left row routes nothing and counts for
     # nothing; it keeps the chat's settings for a return (core/rules/leaving.py).
     left_at: datetime | None = None
-    # 👎 → "Mute FEED for a day": nothing of the feed reaches the chat until then.
-    muted_until: datetime | None = None
-
-
-class Tuning(SQLModel, table=True):
-    """What a chat's 👍 and 👎 taught (core/polls/tuning.py): a weight per feed and per
-    category, shown by /list and cleared by /tuning reset."""
-
-    chat_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
-    kind: str = Field(primary_key=True, max_length=8, description="feed or category")
-    name: str = Field(primary_key=True, max_length=100, description="a feed id, or casefolded")
-    shown: str = Field(default="", max_length=100)
-    weight: int = 0
-    updated_at: datetime = Field(default_factory=utcnow)
 
 
 class Delivery(SQLModel, table=True):

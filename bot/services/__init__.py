@@ -32,7 +32,6 @@ Chats and feeds:
 - `leaving`: Undo after leaving a feed; left subscriptions forgotten after a while
 - `chats`: a chat's own settings
 - `follows`: following one post's changes (follow, stop, list)
-- `tuning`: reactions that tune: weights, a feed muted for a day, a 👎's offers
 - `search`: /search, a chat's posts found by any version of their text
 
 Shared:

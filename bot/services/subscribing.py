@@ -66,8 +66,6 @@ class Overview:
     timezone: str = "UTC"
     language: str | None = None  # None: not chosen (the user's own, or English)
     rules: tuple[str, ...] = ()  # /filter all …
-    weights: tuple[store.Weight, ...] = ()  # what its 👍 and 👎 taught (/tuning reset)
-    muted: tuple[tuple[str, datetime], ...] = ()  # feeds a 👎 muted, until when
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +101,6 @@ class Subscriptions:
                 timezone=store.chat_timezone(session, chat_id=chat_id),
                 language=store.chat_language(session, chat_id=chat_id)[1],
                 rules=store.chat_rules(session, chat_id=chat_id),
-                weights=tuple(store.weights(session, chat_id=chat_id)),
-                muted=tuple(store.muted(session, chat_id=chat_id, now=utcnow())),
             )
 
         return await run.read(self.engine, work)

@@ -196,12 +196,6 @@ def _chat_lines(seen: Overview, tr: Translator) -> list[str]:
         lines.append(_("Quiet hours: {window} (/quiet off).").format(window=seen.quiet))
     if seen.paused:
         lines.append(_("Notifications are paused: /resume to restart them."))
-    for title, until in seen.muted:
-        text = _("Muted until {date}: {feed} (👎).")
-        lines.append(text.format(date=tr.format_date(until), feed=esc(title)))
-    if seen.weights:
-        learned = ", ".join(f"{esc(w.shown)} {w.weight:+d}" for w in seen.weights[:12])
-        lines.append(_("Learned from 👍/👎: {weights} (/tuning reset).").format(weights=learned))
     return lines
 
 

@@ -13,7 +13,6 @@ command), returning value objects (core types or the small ones defined here), n
 - `leaving`: subscriptions left but kept a while (Undo, settings back on resubscribe)
 - `outbox`: queued messages, from enqueue to sent
 - `stories`: each new post's message in a chat, for the cross-feed duplicate check
-- `tuning`: what a chat's reactions taught (weights, a feed muted for a day)
 - `follows`: posts chats follow, and what their pages said when last read
 - `withdrawals`: withdrawal checks of posts that left their feed from between others
 - `leases`: which process polls a feed or delivers to a chat
@@ -156,24 +155,8 @@ from bot.db.store.subscriptions import (
     toggle_mode,
     unsubscribe,
 )
-from bot.db.store.tuning import (
-    CATEGORY,
-    Reacted,
-    Weight,
-    delivery_post,
-    feed_weights,
-    move,
-    mute,
-    muted,
-    reacted_post,
-    reset_tuning,
-    subscription_keywords,
-    tune,
-    weights,
-)
 
 __all__ = [
-    "CATEGORY",
     "DUPLICATE_MODES",
     "FOLD",
     "SHOW",
@@ -186,11 +169,9 @@ __all__ = [
     "OutboxRow",
     "Queued",
     "QuietChat",
-    "Reacted",
     "Repeat",
     "SentMark",
     "Told",
-    "Weight",
     "add_also",
     "add_feed",
     "add_stories",
@@ -213,7 +194,6 @@ __all__ = [
     "count_feeds",
     "count_subscriptions",
     "delivered_item_ids",
-    "delivery_post",
     "digest_sent",
     "digest_subscriptions",
     "enqueue",
@@ -221,7 +201,6 @@ __all__ = [
     "feed_audience",
     "feed_by_id",
     "feed_states",
-    "feed_weights",
     "find_repeat",
     "forget_left",
     "get_feed",
@@ -245,10 +224,7 @@ __all__ = [
     "mark_sent",
     "migrate_chat",
     "model_texts",
-    "move",
     "move_feed",
-    "mute",
-    "muted",
     "newest_stored",
     "next_due_delivery",
     "original_message_id",
@@ -260,7 +236,6 @@ __all__ = [
     "prune_model_texts",
     "quiet_chats",
     "quiet_held_ids",
-    "reacted_post",
     "read_poll",
     "record_versions",
     "rejoin",
@@ -272,7 +247,6 @@ __all__ = [
     "rename_feed",
     "renew_chat",
     "reserve",
-    "reset_tuning",
     "restore",
     "save_articles",
     "save_model_texts",
@@ -297,14 +271,11 @@ __all__ = [
     "spend_model_calls",
     "stored_items",
     "subscribe",
-    "subscription_keywords",
     "toggle_full_text",
     "toggle_mode",
     "told_about",
-    "tune",
     "unsubscribe",
     "upsert_chat",
-    "weights",
     "write_items",
     "write_poll",
 ]

@@ -15,7 +15,6 @@
   (+ switches)
 - `models`: /summary, /translate (the operator's language model)
 - `digests`: /digest
-- `reactions`: 👍/👎 on posts (weights, a 👎's offers), /tuning
 - `stories`: /duplicates (a story from several feeds: one message, or quiet replies)
 - `follows`: /follow, /following (+ "Follow changes" under a post, ✖ under /following)
 - `language`: /language (+ its buttons)
@@ -40,7 +39,6 @@ from bot.telegram.commands import (
     leaving,
     models,
     operators,
-    reactions,
     search,
     settings,
     start,
@@ -58,7 +56,6 @@ TABLE = CommandTable(
         *models.COMMANDS,
         *digests.COMMANDS,
         *stories.COMMANDS,
-        *reactions.COMMANDS,
         *follows.COMMANDS,
         *search.COMMANDS,
         *language.COMMANDS,
@@ -86,8 +83,5 @@ BUTTONS: dict[Action, Handler] = {
     Action.UNDO: leaving.on_undo,
     Action.UNDO_ALL: leaving.on_undo,
     Action.REJOIN: subscriptions.on_rejoin,
-    Action.MUTE: reactions.on_mute,
-    Action.FEWER: reactions.on_fewer,
-    Action.EXCLUDE: reactions.on_exclude,
 }
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

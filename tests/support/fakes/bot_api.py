@@ -263,40 +263,6 @@ class FakeBotApi(ChannelDirectory, MediaMethods):
         }
         return self.push_update({"message": message})
 
-    def push_reaction(
-        self,
-        chat_id: int,
-        message_id: int,
-        *,
-        user_id: int,
-        old: tuple[str, ...] = (),
-        new: tuple[str, ...] = (),
-    ) -> int | None:
-        """Telegram's `message_reaction` update: one person's reactions on a message changed
-        from `old` to `new` (emoji). As Telegram: in a group only while the bot is one of its
-        administrators (None: not sent); `getUpdates` hands it over only when its
-        `allowed_updates` lists it."""
-        if chat_id < 0:
-            with self.lock:
-                status = self.members.get((chat_id, BOT_ID), "member")
-            if status not in ("administrator", "creator"):
-                return None
-        chat: dict[str, Any] = {"id": chat_id, "type": "private", "first_name": "Ada"}
-        if chat_id < 0:
-            chat = {"id": chat_id, "type": "supergroup", "title": "Test group"}
-        return self.push_update(
-            {
-                "message_reaction": {
-                    "chat": chat,
-                    "message_id": message_id,
-                    "user": {"id": user_id, "is_bot": False, "first_name": "Ada"},
-                    "date": int(time.time()),
-                    "old_reaction": [{"type": "emoji", "emoji": e} for e in old],
-                    "new_reaction": [{"type": "emoji", "emoji": e} for e in new],
-                }
-            }
-        )
-
     def push_migration(self, old_id: int, new_id: int, *, user_id: int) -> int:
         """The service message Telegram sends when a group becomes a supergroup."""
         message = {
@@ -491,7 +457,7 @@ class FakeBotApi(ChannelDirectory, MediaMethods):
         while True:
             with self.lock:
                 self._updates = [u for u in self._updates if u["update_id"] >= offset]
-                ready = [u for u in self._updates if _allowed(u, params.get("allowed_updates"))]
+                ready = list(self._updates)
             if ready or time.monotonic() >= deadline:
                 return ready
             self._new_update.clear()
@@ -642,20 +608,6 @@ class FakeBotApi(ChannelDirectory, MediaMethods):
         if status == "creator":
             return {"status": status, "user": user, "is_anonymous": False}
         return {"status": status, "user": user}
-
-
-_NOT_BY_DEFAULT = {"chat_member", "message_reaction", "message_reaction_count"}
-
-
-def _allowed(update: dict[str, Any], allowed: Any) -> bool:
-    """Telegram sends `chat_member` and the reaction updates only to a bot that lists them in
-    `allowed_updates`; every other kind unless the list leaves it out."""
-    kind = next((k for k in update if k != "update_id"), "")
-    if isinstance(allowed, str):
-        allowed = json.loads(allowed)
-    if not allowed:
-        return kind not in _NOT_BY_DEFAULT
-    return kind in allowed
 
 
 def _ok(result: Any) -> web.Response:

@@ -206,11 +206,6 @@ class Chat(SQLModel, table=True):
     rules: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     # A private chat managing a channel (/channel): its commands apply to that channel.
     managing: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
-    # /duplicates fold|show: a story already sent from another feed gains "Also in" (fold) or
-    # comes as a quiet reply to it (show) (core/polls/duplicates.py).
-    duplicates: str = Field(
-        default="fold", max_length=8, sa_column_kwargs={"server_default": "fold"}
-    )
     created_at: datetime = Field(default_factory=utcnow)
     lease_until: datetime | None = Field(default=None, description="a worker is delivering here")
     lease_owner: str | None = Field(default=None, max_length=128)
@@ -294,27 +289,6 @@ class Delivery(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     next_attempt_at: datetime = Field(default_factory=utcnow)
     sent_at: datetime | None = None
-
-
-class Story(SQLModel, table=True):
-    """A new post's message in a chat, as the duplicate check compares it
-    (core/polls/duplicates.py): read by chat and link, or by chat and time, never scanned."""
-
-    __table_args__ = (
-        Index("ix_story_link", "chat_id", "link"),
-        Index("ix_story_recent", "chat_id", "created_at"),
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    chat_id: int = Field(sa_column=Column(BigInteger, nullable=False))
-    delivery_id: int = Field(foreign_key="delivery.id", ondelete="CASCADE", index=True)
-    feed_id: int = Field(foreign_key="feed.id", ondelete="CASCADE", index=True)
-    link: str | None = Field(default=None, max_length=64)
-    title: str = Field(default="", sa_column=Column(Text, nullable=False))
-    opening: str = Field(default="", sa_column=Column(Text, nullable=False))
-    # The other feeds that carried it, as its "Also in" line names them.
-    also: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    created_at: datetime = Field(default_factory=utcnow)
 
 
 class Follow(SQLModel, table=True):

@@ -33,14 +33,13 @@ from bot.core.messages.render import to_plain
 from bot.core.types import MessageKind
 from bot.db import store
 from bot.db.engine import transaction
-from bot.db.store import NewStory, Queued
+from bot.db.store import Queued
 from bot.runtime import metrics
 from bot.runtime.clock import Clock, utcnow
 from bot.services import run
 from bot.services.marks import SentMarks
 from bot.services.messenger import Messenger, Outgoing, Reply
 from bot.services.retries import Retries
-from bot.services.stories import SEND, Stories
 
 log = logging.getLogger(__name__)
 MAX_RETRY_AFTER = 3600.0
@@ -143,7 +142,6 @@ class Deliverer:
             half.set()
             for chat_id in claimed:
                 self._lease_ends.pop(chat_id, None)
-            self.sender.stories.done(list(claimed))
             await self._release(list(claimed))
         return sum(counts)
 
@@ -153,9 +151,8 @@ class Deliverer:
 
     def _claim(self, held: frozenset[int] = frozenset()) -> dict[int, list[Queued]]:
         """Lease a batch of chats with due messages (other workers skip them until released)
-        and read their pending messages, oldest first, and the duplicate check's stories, in one
-        thread hop. `held`: chats in this worker's batches, skipped (one waiting past its lease
-        was claimed and sent twice)."""
+        and read their pending messages, oldest first, in one thread hop. `held`: chats in this
+        worker's batches, skipped (one waiting past its lease was claimed and sent twice)."""
         now = self.clock()
         until = now + self.lease
         with transaction(self.engine) as session:
@@ -168,7 +165,7 @@ class Deliverer:
             return {}
         with Session(self.engine, expire_on_commit=False) as session:
             queues = store.pending_by_chat(session, chat_ids=claimed)
-            return self.sender.stories.primed({c: queues.get(c, []) for c in claimed}, session)
+        return {chat_id: queues.get(chat_id, []) for chat_id in claimed}
 
     async def _hold_lease(self, chat_id: int) -> bool:
         """Renew the chat's lease when half of it is used up; False if another worker took it."""
@@ -247,19 +244,11 @@ class Sender:
         self.unmarked: dict[int, int | None] = {}
         self.sending = 0  # messages awaiting Telegram's answer
         self.marks = SentMarks(engine, sending=lambda: self.sending)  # one transaction for many
-        self.stories = Stories(engine, messenger, clock)  # one story, one message
 
     async def send(self, delivery: Queued, *, plain: bool = False) -> Sent:
         """One attempt at one message."""
         assert delivery.id is not None
         reply_to = await self._original(delivery)
-        silent, story = delivery.silent, SEND
-        if not plain:
-            story = await self.stories.decide(delivery)
-            if story.folded is not None:  # the chat's message about it now names this feed
-                return await self.record_sent(delivery, story.folded)
-            if story.reply_to is not None:
-                reply_to, silent = story.reply_to, True
         self.sending += 1
         try:
             answer = await self.messenger.send(
@@ -270,7 +259,7 @@ class Sender:
                     preview=delivery.preview,
                     image_url=delivery.image_url,
                     thread_id=delivery.thread_id,
-                    silent=silent,
+                    silent=delivery.silent,
                     reply_to=reply_to,
                     follow=_follow_button(delivery),
                     media=None if plain else decode(delivery.media),
@@ -306,7 +295,7 @@ class Sender:
             log.warning(
                 "delivery %s: HTML refused (%s); resending as text", delivery.id, answer.error
             )
-            return await self.send(delivery, plain=True)  # its story is recorded then
+            return await self.send(delivery, plain=True)
         if reply in (Reply.ENTITIES, Reply.REFUSED):
             log.warning(
                 "delivery %s to chat %s failed: %s", delivery.id, delivery.chat_id, answer.error
@@ -320,7 +309,7 @@ class Sender:
         if reply is not Reply.ACCEPTED:  # unreachable
             return await self._network_failure(delivery, answer.error)
         self.retries.accepted(delivery.id)
-        return await self.record_sent(delivery, answer.message_id, story.new)
+        return await self.record_sent(delivery, answer.message_id)
 
     async def _network_failure(self, delivery: Queued, error: str) -> Sent:
         """Telegram or the network failed: `Retries` says when again and whether it counts."""
@@ -349,15 +338,13 @@ class Sender:
         )
         return found
 
-    async def record_sent(
-        self, delivery: Queued, message_id: int | None = None, story: NewStory | None = None
-    ) -> Sent:
+    async def record_sent(self, delivery: Queued, message_id: int | None = None) -> Sent:
         """Mark a message Telegram accepted. If the database refuses, remember it here and leave
         the chat: it is not sent again, only marked once the database answers."""
         assert delivery.id is not None
         message_id = self.unmarked.get(delivery.id, message_id)
         try:
-            pending = await self.marks.mark(delivery.id, self.clock(), message_id, story)
+            pending = await self.marks.mark(delivery.id, self.clock(), message_id)
         except Exception as exc:
             if delivery.id not in self.unmarked:
                 log.error(

@@ -12,7 +12,6 @@ command), returning value objects (core types or the small ones defined here), n
 - `subscriptions`: who follows what, with which filters; the fan-out's audience
 - `leaving`: subscriptions left but kept a while (Undo, settings back on resubscribe)
 - `outbox`: queued messages, from enqueue to sent
-- `stories`: each new post's message in a chat, for the cross-feed duplicate check
 - `follows`: posts chats follow, and what their pages said when last read
 - `withdrawals`: withdrawal checks of posts that left their feed from between others
 - `leases`: which process polls a feed or delivers to a chat
@@ -122,20 +121,6 @@ from bot.db.store.outbox import (
 from bot.db.store.polls import ModelKeys, read_poll, write_poll
 from bot.db.store.search import record_versions, search_posts
 from bot.db.store.state import get_state, set_state
-from bot.db.store.stories import (
-    DUPLICATE_MODES,
-    FOLD,
-    SHOW,
-    NewStory,
-    Repeat,
-    Told,
-    add_also,
-    add_stories,
-    chat_duplicates,
-    find_repeat,
-    primed,
-    set_duplicates,
-)
 from bot.db.store.subscriptions import (
     DigestSubscription,
     audience,
@@ -157,24 +142,16 @@ from bot.db.store.subscriptions import (
 )
 
 __all__ = [
-    "DUPLICATE_MODES",
-    "FOLD",
-    "SHOW",
     "DigestSubscription",
     "FeedListing",
     "FeedView",
     "HeldItem",
     "ModelKeys",
-    "NewStory",
     "OutboxRow",
     "Queued",
     "QuietChat",
-    "Repeat",
     "SentMark",
-    "Told",
-    "add_also",
     "add_feed",
-    "add_stories",
     "all_feeds",
     "apply_intent",
     "articles_of",
@@ -182,7 +159,6 @@ __all__ = [
     "cancel_queued",
     "category_counts",
     "chat_digests",
-    "chat_duplicates",
     "chat_language",
     "chat_quiet",
     "chat_rules",
@@ -201,7 +177,6 @@ __all__ = [
     "feed_audience",
     "feed_by_id",
     "feed_states",
-    "find_repeat",
     "forget_left",
     "get_feed",
     "get_feed_by_url",
@@ -231,7 +206,6 @@ __all__ = [
     "pacing_counts",
     "pending_by_chat",
     "pending_count",
-    "primed",
     "prune_items",
     "prune_model_texts",
     "quiet_chats",
@@ -254,7 +228,6 @@ __all__ = [
     "set_chat_active",
     "set_chat_rules",
     "set_digest",
-    "set_duplicates",
     "set_feed_edits",
     "set_filter",
     "set_full_text",

@@ -15,7 +15,6 @@
   (+ switches)
 - `models`: /summary, /translate (the operator's language model)
 - `digests`: /digest
-- `stories`: /duplicates (a story from several feeds: one message, or quiet replies)
 - `follows`: /follow, /following (+ "Follow changes" under a post, ✖ under /following)
 - `language`: /language (+ its buttons)
 - `search`: /search (posts found by any version of their text)
@@ -42,7 +41,6 @@ from bot.telegram.commands import (
     search,
     settings,
     start,
-    stories,
     subscriptions,
 )
 from bot.telegram.spec import CommandTable, Handler
@@ -55,7 +53,6 @@ TABLE = CommandTable(
         *settings.COMMANDS,
         *models.COMMANDS,
         *digests.COMMANDS,
-        *stories.COMMANDS,
         *follows.COMMANDS,
         *search.COMMANDS,
         *language.COMMANDS,

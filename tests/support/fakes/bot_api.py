@@ -68,11 +68,6 @@ _SENDS = {
     "forwardmessage",
 }
 _TAG = re.compile(r"<[^>]+>")
-_NOT_MODIFIED = (
-    "Bad Request: message is not modified: specified new message content and reply markup of "
-    "the specified message are exactly the same as a current content and reply markup of the "
-    "message"
-)
 
 
 def visible_length(text: str, parse_mode: str | None) -> int:
@@ -119,7 +114,6 @@ class FakeBotApi(ChannelDirectory, MediaMethods):
     documents: list[tuple[int, Any]] = field(default_factory=list)
     edits: list[tuple[int, int, str]] = field(default_factory=list)
     deleted: set[tuple[int, int]] = field(default_factory=set)  # (chat id, message id)
-    markups: dict[tuple[int, int], Any] = field(default_factory=dict)  # buttons after an edit
     files: dict[str, bytes] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
     members: dict[tuple[int, int], str] = field(default_factory=dict)
@@ -499,42 +493,14 @@ class FakeBotApi(ChannelDirectory, MediaMethods):
         }
 
     async def _api_editmessagetext(self, params: dict[str, Any]) -> Any:
-        """Edits are recorded apart from `sent`; `shown()` gives a message's latest text.
-        As Telegram: a deleted message is "not found", and the same text and buttons again
-        are "not modified" (both 400)."""
-        return self._edit(params, str(params.get("text", "")))
-
-    async def _api_editmessagecaption(self, params: dict[str, Any]) -> Any:
-        """A photo's caption, edited like a text (the same refusals)."""
-        return self._edit(params, str(params.get("caption", "")))
-
-    def _edit(self, params: dict[str, Any], text: str) -> Any:
+        """Edits are recorded apart from `sent`; `shown()` gives a message's latest text."""
         chat_id, message_id = _int(params.get("chat_id")), _int(params.get("message_id"))
-        markup = params.get("reply_markup")
         with self.lock:
-            if chat_id is not None and message_id is not None:
-                key = (chat_id, message_id)
-                if key in self.deleted:
-                    return _error(400, "Bad Request: message to edit not found")
-                current = self._current(key)
-                if current is not None and current == (text, markup):
-                    return _error(400, _NOT_MODIFIED)
-                self.markups[key] = markup
-            self.edits.append((chat_id or 0, message_id or 0, text))
+            self.edits.append((chat_id or 0, message_id or 0, str(params.get("text", ""))))
         if chat_id is None or message_id is None:  # an inline message
             return True
         chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
-        return {"message_id": message_id, "date": int(time.time()), "chat": chat, "text": text}
-
-    def _current(self, key: tuple[int, int]) -> tuple[str, Any] | None:
-        """A sent message's text and buttons now (with its latest edit); None: not one sent."""
-        for chat_id, message_id, text in reversed(self.edits):
-            if (chat_id, message_id) == key:
-                return text, self.markups.get(key)
-        for sent in self.sent:
-            if (sent.chat_id, sent.message_id) == key:
-                return sent.text, sent.params.get("reply_markup")
-        return None
+        return {"message_id": message_id, "date": int(time.time()), "chat": chat, "text": ""}
 
     def shown(self, chat_id: int) -> list[str]:
         """The chat's messages as a person sees them now: each with its latest edit applied."""

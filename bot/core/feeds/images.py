@@ -35,7 +35,7 @@ _FURNITURE_HOSTS = re.compile(
 # Words in an image's address (or class) that name furniture, not a post's picture.
 _FURNITURE_WORDS = re.compile(
     r"(?<![a-z])(?:avatars?|user_avatar|letter_avatar|gravatar|identicon|emoji|smileys?|smilies"
-    r"|icons?|favicon|badges?|buttons?|spacer|blank\.gif|feedflare|~ff|~r|share|sharing|social"
+    r"|icons?|favicon|filetypes?|badges?|buttons?|spacer|blank\.gif|feedflare|~ff|~r|share|sharing|social"
     r"|tweet|twitter|facebook|flattr|paypal|bitcoin|logos?|wp-smiley|subscribe"
     r"|tracking|tracker|pixel\.(?:gif|png)|1x1)(?![a-z])",
     re.IGNORECASE,

@@ -51,6 +51,7 @@ def image_of(body_html: str, link: str = "", extra: str = "") -> str | None:
         "https://blog.example/uploads/2026/09/hero-150x150.jpg",
         "https://b.thumbs.redditmedia.com/AbCdEf123.jpg",
         "data:image/gif;base64,R0lGODlhAQABAAAAACw=",
+        "http://forum.example/skins/default/filetype/jpg.gif",  # a forum's attachment-type icon
     ],
 )
 def test_furniture_by_its_address_is_never_the_picture(url: str) -> None:

@@ -13,7 +13,10 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from bot.core.messages.sentences import sentence_ends
+
 NAME_CHARS = 80  # an untitled post's name: its first words, about one phone line and a half
+SENTENCE_NAME_CHARS = 110  # its first sentence names it whole up to this (under three lines)
 MAX_CATEGORIES = 4
 _URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -31,12 +34,16 @@ _GENERIC = frozenset(
 
 
 def post_name(title: str, text: str = "", link: str | None = None) -> str:
-    """The title, else the post's first words (a Mastodon status, a micro-blog note), else its
-    address: never empty while there is anything to show."""
+    """The title, else the post's first sentence when it is short (a Mastodon status, a
+    micro-blog note: the summary then goes on from the next one instead of repeating it), else
+    its first words, else its address: never empty while there is anything to show."""
     if title.strip():
         return title.strip()
     words = " ".join(_URL.sub(" ", text).split())
     if words:
+        first = words[: sentence_ends(words)[0]]
+        if len(first) <= SENTENCE_NAME_CHARS:
+            return first
         return _first_words(words, NAME_CHARS)
     return link or ""
 

@@ -73,6 +73,12 @@ LINK_SHARE = 0.6  # a paragraph of three or more links that are most of its text
 ATTRIBUTION_WITHIN = 8  # sentences searched for the news after "Somebody writes:"
 SENTENCE_BLOCKS = 8  # paragraphs read sentence by sentence: a summary shows at most three
 _SHORT = 3  # words shorter than this do not tell a title's words apart
+# Function words: "You can run X with Y" says no more than the title "How to run X with Y".
+_FUNCTION_WORDS = frozenset(
+    {"the", "and", "for", "you", "your", "can", "how", "what", "why", "this", "that", "these",
+     "those", "with", "from", "our", "its", "has", "have", "had", "are", "was", "were", "will",
+     "here", "there", "now", "just", "all", "about", "into", "onto", "out", "not", "but"}
+)  # fmt: skip
 
 
 def is_machinery(text: str) -> bool:
@@ -109,9 +115,10 @@ def idle(block: Block) -> bool:
 
 def repeats_title(text: str, title: str) -> bool:
     """Every word of `text` is in the title: it tells the reader nothing new."""
-    mine = [w for w in words_of(text.casefold()) if len(w) >= _SHORT]
     theirs = {w for w in words_of(title.casefold()) if len(w) >= _SHORT}
-    return bool(mine) and bool(theirs) and all(w in theirs for w in mine)
+    mine = [w for w in words_of(text.casefold()) if len(w) >= _SHORT]
+    content = [w for w in mine if w not in _FUNCTION_WORDS or w in theirs]
+    return bool(content) and bool(theirs) and all(w in theirs for w in content)
 
 
 def substantive(blocks: Sequence[Block], title: str = "") -> list[Block]:
@@ -144,8 +151,8 @@ def _sentences_kept(block: Block, title: str) -> Block | None:
         pieces.append((start, end))
         start = end
     kept = [(a, b) for a, b in pieces if not is_machinery(text[a:b])]
-    if title and kept and repeats_title(text[kept[0][0] : kept[0][1]], title) and len(kept) > 1:
-        kept = kept[1:]
+    if title and kept and repeats_title(text[kept[0][0] : kept[0][1]], title):
+        kept = kept[1:]  # even the only one: a description that is the title says nothing
     if attribution and title:
         kept = _from_the_news(text, kept, title)
     if not kept:

@@ -171,7 +171,7 @@ def _render(
             item.excerpt,
             full=item.full,
             limit=budget(MAX_COLUMNS),
-            title=item.title,
+            title=item.title or name,  # an untitled post's name is its first sentence
             rows=summary_rows(lines, image=bool(item.image)),
             more=more_line(tr),
         )

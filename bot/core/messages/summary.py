@@ -32,7 +32,7 @@ from bot.core.messages.boilerplate import (
     without_hanging_intros,
 )
 from bot.core.messages.escape import esc, esc_attr
-from bot.core.messages.machinery import idle, is_machinery, substantive
+from bot.core.messages.machinery import idle, is_machinery, repeats_title, substantive
 from bot.core.messages.sentences import CJK_ENDS, CLOSERS, columns, sentence_ends
 from bot.core.urls import safe_link
 
@@ -69,7 +69,11 @@ def summarize(body_html: str, text: str = "", excerpt_html: str = "", *, full: b
     shown = compose(chosen, limit, cut_by_site=cut_by_site, rows=rows, more=more)[0]
     if not shown:  # everything looked like furniture: its words beat an empty message
         captions = [b for b in blocks if b.kind == "caption"]  # an image post's own words
-        rest = captions or [b for b in blocks if b.kind not in ("pre", "h") and not idle(b)]
+        rest = captions or [
+            b
+            for b in blocks
+            if b.kind not in ("pre", "h") and not idle(b) and not repeats_title(b.text, title)
+        ]
         shown = compose(rest, limit, rows=rows, more=more)[0]
     if not shown:  # a description that is only a heading: the author's subtitle
         subtitle = [Block("p", b.runs) for b in blocks if b.kind == "h"][:1]

@@ -137,7 +137,7 @@ def test_a_name_cut_inside_one_long_word_fills_the_limit() -> None:
 def test_a_name_ends_at_the_last_whole_word_without_its_punctuation() -> None:
     text = (
         "We watched the rocket launch from the beach and the crowd cheered for SpaceX, "
-        "unsurprisingly loudly"
+        "unsurprisingly loudly and for a long time after it was gone"
     )
     assert post_name("", text) == (
         "We watched the rocket launch from the beach and the crowd cheered for SpaceX…"
@@ -148,7 +148,7 @@ def test_a_name_is_not_cut_back_to_half_a_line_or_less_for_a_whole_word() -> Non
     half = "Morning walk along the river with a view"  # its space after is the middle
     assert len(half) == NAME_CHARS // 2
     long_word = "Donaudampfschifffahrtsgesellschaftskapitänsmützenabzeichen"
-    name = post_name("", f"{half} {long_word}")
+    name = post_name("", f"{half} {long_word} {long_word}")
     assert name == f"{half} {long_word}"[: NAME_CHARS - 1] + "…"
 
 

@@ -326,9 +326,10 @@ def test_only_the_opening_paragraph_loses_a_sentence_repeating_the_title() -> No
     assert substantive([second], title)[0].text == "Traffic flows again."
 
 
-def test_a_paragraph_only_repeating_the_title_is_kept_when_nothing_else_is_in_it() -> None:
+def test_a_paragraph_only_repeating_the_title_is_dropped_even_alone() -> None:
     only = p(Run("Kestrel 4.2 released!"))
-    assert substantive([only], "Kestrel 4.2 Released") == [only]
+    assert substantive([only], "Kestrel 4.2 Released") == []
+    assert substantive([only], "") == [only]
 
 
 def test_without_a_submitter_line_no_sentence_is_skipped_for_the_title() -> None:

@@ -61,6 +61,7 @@ class ParsedItem:
     excerpt: str = ""  # a separate description beside the full text (maybe hand-written)
     images: tuple[str, ...] = ()  # every picture of its own, in order (an album: 2-10)
     enclosure: Enclosure | None = None  # an audio or video file
+    raw_hash: str | None = None  # its bytes' hash in the document (feeds/split.py), if known
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,7 @@ class RawEntry:
     excerpt: str = ""  # the entry's own description when it also has the full text
     images: tuple[str, ...] = ()
     enclosure: Enclosure | None = None
+    raw_hash: str | None = None  # its bytes' hash in the document (feeds/split.py), if known
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +137,10 @@ class StoredItem:
     excerpt_hash: str | None = None
     volatile: tuple[str, ...] = ()  # places where its numbers changed before (counters)
     categories: tuple[str, ...] = ()  # as stored: an edit takes them out of the feed's counts
+    # The hash of the bytes its stored fields were read from (feeds/split.py), when known.
+    raw_hash: str | None = None
+    author: str | None = None  # read only with `raw_hash` (an entry's stand-in: feeds/changed.py)
+    image: str | None = None
 
 
 class ChangeKind(StrEnum):

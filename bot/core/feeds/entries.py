@@ -79,6 +79,7 @@ def raw_entry(
     full: bool = True,
     summary: str = "",
     enclosure: Enclosure | None = None,
+    raw_hash: str | None = None,
 ) -> RawEntry:
     """`images` are candidate images, best first: the first that is the post's own picture
     (`images.own_image`) is kept, else the first such `<img>` of the HTML (relative ones
@@ -113,6 +114,7 @@ def raw_entry(
         excerpt=summary[:MAX_HTML_CHARS] if full and excerpt_hash is not None else "",
         images=pictures,
         enclosure=enclosure,
+        raw_hash=raw_hash,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import calendar
 import io
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -28,6 +28,7 @@ from bot.core.feeds.entries import (
     raw_entry,
 )
 from bot.core.feeds.jsonfeed import looks_like_json, read_json_feed
+from bot.core.feeds.split import vouched_split
 from bot.core.feeds.xmlsafe import drop_declared_references, install_feed_parser
 from bot.core.text import FINGERPRINT_VERSION, clean_inline, fingerprint, html_to_text
 from bot.core.types import (
@@ -53,10 +54,14 @@ def parse_feed(body: bytes, headers: Mapping[str, str] | None = None, url: str =
     return finish_feed(read_feed(body, headers, url))
 
 
-def read_feed(body: bytes, headers: Mapping[str, str] | None = None, url: str = "") -> RawFeed:
+def read_feed(
+    body: bytes, headers: Mapping[str, str] | None = None, url: str = "", *, hashed: bool = True
+) -> RawFeed:
     """The first pass: entries with keys and raw HTML, no text extraction yet. JSON Feed is read
     by `jsonfeed.py`, RSS and Atom by feedparser. `url`: where the document was fetched from,
     the base of relative entry links (Hexo, hand-made Atom) unless the response names another.
+    `hashed`: each entry carries its bytes' hash when `split.py` vouches for the document (a
+    later poll then reads only the entries whose bytes changed: `changed.py`).
 
     feedparser's HTML sanitizer and relative-URI resolver are off: Feedwatch never shows feed
     HTML (only html2text's text, escaped), and the two passes cost ~85% of parsing time.
@@ -64,21 +69,44 @@ def read_feed(body: bytes, headers: Mapping[str, str] | None = None, url: str = 
     lowered = {k.lower(): v for k, v in (headers or {}).items()}
     if looks_like_json(body, lowered.get("content-type")):
         return read_json_feed(body, url)
-    response_headers = {k: lowered[k] for k in _USEFUL_HEADERS if k in lowered}
-    parsed = feedparser.parse(
-        io.BytesIO(drop_declared_references(body)),
-        response_headers=response_headers,
-        sanitize_html=False,
-        resolve_relative_uris=False,
-    )
+    response_headers = useful_headers(lowered)
+    cut = vouched_split(body, response_headers, url) if hashed else None
+    parsed = run_feedparser(body, response_headers)
     entries = parsed.get("entries") or []
     if not entries and (not parsed.get("version") or parsed.get("bozo")):
         reason = parsed.get("bozo_exception")
         detail = f": {type(reason).__name__}: {reason}" if reason else ""
         raise NotAFeed(f"not a feed{detail}"[:300])
-    feed_meta = parsed["feed"]  # feedparser always sets it
+    hashes: Sequence[str | None] = [None] * len(entries)
+    if cut is not None and len(cut.hashes) == len(entries) and not parsed.get("bozo"):
+        hashes = cut.hashes
     # Repeated GUIDs inside one document: one copy stands, the same on every poll.
-    raw, copies = one_per_key(read_entry(e, n, url) for n, e in enumerate(entries[:MAX_ITEMS]))
+    raw, copies = one_per_key(
+        read_entry(e, n, url, hashes[n]) for n, e in enumerate(entries[:MAX_ITEMS])
+    )
+    return document(parsed, raw, copies)
+
+
+def useful_headers(lowered: Mapping[str, str]) -> dict[str, str]:
+    """The response headers feedparser is given (lowercase keys)."""
+    return {k: lowered[k] for k in _USEFUL_HEADERS if k in lowered}
+
+
+def run_feedparser(body: bytes, response_headers: Mapping[str, str]) -> Any:
+    """feedparser over `body`, as a byte stream, with its entity defences in front."""
+    return feedparser.parse(
+        io.BytesIO(drop_declared_references(body)),
+        response_headers=dict(response_headers),
+        sanitize_html=False,
+        resolve_relative_uris=False,
+    )
+
+
+def document(
+    parsed: Any, raw: tuple[RawEntry, ...], copies: Mapping[str, tuple[RawEntry, ...]]
+) -> RawFeed:
+    """The feed-level fields of a feedparser result, around the entries read from it."""
+    feed_meta = parsed["feed"]  # feedparser always sets it
     warning = None
     if parsed.get("bozo"):
         warning = f"recoverable feed error: {parsed.get('bozo_exception')}"[:300]
@@ -142,12 +170,15 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
                 excerpt=entry.excerpt,
                 images=entry.images,
                 enclosure=entry.enclosure,
+                raw_hash=entry.raw_hash,
             )
         )
     return ParsedFeed(title=raw.title, link=raw.link, items=tuple(items), warning=raw.warning)
 
 
-def read_entry(entry: Mapping[str, Any], position: int, base: str = "") -> RawEntry:
+def read_entry(
+    entry: Mapping[str, Any], position: int, base: str = "", raw_hash: str | None = None
+) -> RawEntry:
     """Reduce one feedparser entry to the fields Feedwatch stores and shows. A link still
     relative after the feed's own `xml:base` resolves against `base`, the document's URL (the
     key keeps the link as the feed wrote it, so no stored post is announced again)."""
@@ -168,6 +199,7 @@ def read_entry(entry: Mapping[str, Any], position: int, base: str = "") -> RawEn
         full=bool(content),
         summary=summary,
         enclosure=_enclosure(entry),
+        raw_hash=raw_hash,
     )
 
 

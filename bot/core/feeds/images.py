@@ -47,7 +47,8 @@ _FURNITURE_BLOCKS = re.compile(
     re.IGNORECASE,
 )
 _SIZE_IN_PATH = re.compile(
-    r"/[swh](\d{1,4})(?:-[a-z0-9-]*)?/|[_-](\d{1,4})x(\d{1,4})(?=[._/-])|/(\d{1,4})x(\d{1,4})/",
+    r"/[swh](\d{1,4})(?:-[a-z0-9-]*)?/|[_-](\d{1,4})x(\d{1,4})(?=[._/-])|/(\d{1,4})x(\d{1,4})/"
+    r"|/(?:geometry|resize|thumb|thumbnail|fit)/(\d{1,4})(?:x(\d{1,4}))?/",
     re.IGNORECASE,
 )
 _SIZE_KEYS = frozenset({"s", "w", "h", "width", "height", "size", "sz"})

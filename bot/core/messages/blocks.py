@@ -93,6 +93,7 @@ class _Reader(HTMLParser):
         self.href: list[str | None] = []
         self.code = 0  # inside inline code
         self.sup = 0  # inside a superscript (footnote markers are dropped)
+        self.marked = False  # a footnote marker was just dropped
         self.lists: list[list[int] | None] = []  # ol: [next number]; ul: None
         self.chars = 0
 
@@ -182,7 +183,13 @@ class _Reader(HTMLParser):
         if self.skip or not data or self.full:
             return
         if self.sup and _FOOTNOTE_MARK.fullmatch(data):
+            self.marked = True
             return  # "concept<sup>1</sup>" reads "concept", not "concept1"
+        if self.marked and self.runs and self.runs[-1].text.endswith(data[:1]) and data[:1] in ".,":
+            data = data[1:]  # "P.<sup>1</sup>." reads "P.", not "P.."
+        self.marked = False
+        if not data:
+            return
         href = next((h for h in reversed(self.href) if h), None)
         code = self.code > 0 and not self.pre
         self.runs.append(Run(data, href, self.bold > 0, self.italic > 0, code))

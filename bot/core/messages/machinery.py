@@ -35,6 +35,10 @@ _SHAPES = (
     r"|this (?:episode|issue|week's issue|newsletter|post|video|edition) is (?:sponsored|supported"
     r"|brought to you|made possible))\b.*",
     r"(?:use|with) (?:the )?(?:code|coupon|promo code)\s+\S+.*",
+    r"(?:want|looking for|need|get|grab|buy) (?:some |our |your |the )?.{0,80}\b(?:merch"
+    r"|merchandise|t-?shirts?|tee-?shirts?|mugs?|hoodies?|stickers?|posters?)\b.*",
+    r"(?:check out|visit|shop|support us (?:on|at|via)|become a (?:patron|member|supporter))"
+    r"\b.{0,40}\b(?:store|shop|merch|patreon|ko-fi|membership|supporter program)\b.*",
     r".{0,200}\b(?:with|use|using|enter) (?:the )?(?:code|coupon|promo code|offer code)\b.*",
     r"(?:full )?(?:transcript|show notes)(?: and (?:show notes|transcript))? (?:at|on|here)\b.*",
     r"(?:related|see also|read also|also read|read next|previously|further reading|more deals"
@@ -67,6 +71,14 @@ _ATTRIBUTION = re.compile(
     r"^[^.:!?\n]{2,100}?\b(?:writes|reports|shares|notes|explains|adds|quotes|summarizes"
     r"|points out|tells us)(?: [^.:!?]{0,60})?:\s+(?=\S)",
     re.IGNORECASE,
+)
+# A line that introduces the sponsors' list ("This episode is sponsored by:", "Sponsors:"):
+# the items under it are sponsor reads, with or without a promo code.
+_SPONSORS_INTRO = re.compile(
+    r"^(?:.{0,120}\b(?:sponsored|brought to you|supported|made possible) by"
+    r"|(?:this episode's |our )?sponsors?|thanks to (?:our|this week's|today's) sponsors?)"
+    r"\s*[:：]$",
+    re.IGNORECASE | re.DOTALL,
 )
 MAX_MACHINERY_CHARS = 300  # a longer paragraph is the post, whatever it opens with
 LINK_SHARE = 0.6  # a paragraph of three or more links that are most of its text is promotion
@@ -126,7 +138,11 @@ def substantive(blocks: Sequence[Block], title: str = "") -> list[Block]:
     paragraph each machinery sentence (or one only repeating the title) goes; after "Somebody
     writes:" the paragraph starts at the first sentence about the title."""
     out: list[Block] = []
+    sponsors = False  # inside the list a sponsors' line introduced
     for index, block in enumerate(blocks):
+        if block.kind == "li" and sponsors:
+            continue
+        sponsors = bool(_SPONSORS_INTRO.match(unicodedata.normalize("NFKC", block.text).strip()))
         if idle(block):
             continue
         if block.kind not in ("p", "quote") or index >= SENTENCE_BLOCKS:

@@ -45,6 +45,7 @@ MAX_ROWS = 12  # a summary under the header, in phone lines: with it, one screen
 IMAGE_ROWS = 8  # under a large image, which takes the rest of the screen
 MORE = "<i>… and {n} more</i>"  # after the items shown (render passes it translated)
 WHOLE_BLOCKS = 400  # read for the whole post: past this, it is surely longer than a message
+HEADING_COLUMNS = 60  # a line this short without a sentence's end reads as a heading
 STYLE_CHARS = 80  # bold or italic longer than this is shown plain (a whole bold paragraph)
 
 _TAGS = re.compile(r"<[^>]+>")
@@ -185,14 +186,38 @@ def compose(
         if cut < len(text.rstrip()):
             complete = False
             break
-    while lines and (lines[-1][0].kind == "h" or _shown_text(lines[-1][1]).endswith(":")):
-        lines.pop()
+    while lines and (
+        lines[-1][0].kind == "h"
+        or _shown_text(lines[-1][1]).endswith(":")
+        or (not complete and len(lines) > 1 and _looks_like_heading(lines[-2], lines[-1]))
+    ):
+        block = lines.pop()[0]
         left = 0
+        ends = sentence_ends(block.text)
+        if block.kind == "p" and len(ends) > 1 and block.text.rstrip().endswith(":"):
+            # "We rolled out X. This release includes:" without its list: the news stays
+            lines.append((block, _render(head_runs(block.runs, ends[-2]))))
     rendered = _join(lines)
     tail = more.format(n=left)
     if left and lines and lines[-1][0].kind == "li" and used + 1 + _width(tail) <= limit:
         rendered += "\n" + tail
     return rendered, complete
+
+
+def _looks_like_heading(before: tuple[Block, str], line: tuple[Block, str]) -> bool:
+    """A short paragraph of words without a sentence's end, after one that ends a sentence and
+    before text the message leaves out: a heading written as a line (Blogger's
+    `<font size="4">`), not a point to end on. (A run of such lines is the post's own shape:
+    a newsletter's one line per section.)"""
+    block, shown = line
+    text = _shown_text(shown)
+    return (
+        block.kind == "p"
+        and columns(text) <= HEADING_COLUMNS
+        and len(sentence_ends(text)) == 1
+        and not _ends_sentence(text)
+        and _ends_sentence(_shown_text(before[1]))
+    )
 
 
 def _fitting(text: str, ends: Sequence[int], room: int, row_room: int, dangling: bool) -> list[int]:

@@ -52,6 +52,8 @@ def image_of(body_html: str, link: str = "", extra: str = "") -> str | None:
         "https://b.thumbs.redditmedia.com/AbCdEf123.jpg",
         "data:image/gif;base64,R0lGODlhAQABAAAAACw=",
         "http://forum.example/skins/default/filetype/jpg.gif",  # a forum's attachment-type icon
+        "http://www.news.example/scale/geometry/264/q80/imgs/18/wildfly.jpeg",  # a resize service
+        "https://cdn.example/resize/200x150/photo.jpg",
     ],
 )
 def test_furniture_by_its_address_is_never_the_picture(url: str) -> None:
@@ -67,6 +69,8 @@ def test_furniture_by_its_address_is_never_the_picture(url: str) -> None:
         "https://lh3.example.com/img/AbC/s1600/photo.jpg",
         "https://blog.example/uploads/2026/11/launch-1200x630.png",
         "https://img.example/catalogue/cover.jpg",
+        "https://cdn.example/resize/1200x630/photo.jpg",
+        "https://cdn.example/thumb/800/photo.jpg",
     ],
 )
 def test_a_real_picture_is_kept(url: str) -> None:

@@ -103,3 +103,66 @@ def test_an_untitled_post_always_links_to_itself_and_has_no_empty_anchor(words: 
     rendered = message(item("", body))
     assert 'href="https://social.example/@ana/1"' in rendered
     assert not re.search(r"<a [^>]*>\s*</a>", rendered)
+
+
+def test_the_list_under_a_sponsors_line_is_sponsor_reads_even_without_a_code() -> None:
+    body = (
+        "<p>This week we compare three ways to back up a laptop.</p>"
+        "<p><strong>This episode of Desk Hours is sponsored by:</strong></p>"
+        '<ul><li><a href="https://mattress.example/dh">Restwell</a>: Sleep better tonight.</li>'
+        '<li><a href="https://router.example/">Meshly</a>: Fast Wi-Fi in every room.</li></ul>'
+        "<p>Next week: printers.</p>"
+    )
+    shown = visible(summarize(body, title="Desk Hours 12: Backups"))
+    assert "Restwell" not in shown and "Meshly" not in shown
+    assert shown.startswith("This week we compare three ways")
+    assert "Next week: printers." in shown
+
+
+def test_a_list_under_an_ordinary_label_is_kept() -> None:
+    body = "<p>We fixed three bugs:</p><ul><li>Sync stalls.</li><li>Crash on start.</li></ul>"
+    assert "Crash on start." in visible(summarize(body, title="Kestrel 4.3"))
+
+
+def test_a_merchandise_or_store_pitch_is_promotion() -> None:
+    body = (
+        "<p>We look back on the year with our five favourite racing games. "
+        "Want some branded tee-shirts, mugs and hoodies? "
+        "Check out our store: https://store.example</p>"
+    )
+    assert visible(summarize(body, title="Best of the year")) == (
+        "We look back on the year with our five favourite racing games."
+    )
+
+
+def test_a_footnote_marker_after_a_full_stop_leaves_one_full_stop() -> None:
+    body = '<p>Press the shortcut, like Ctrl-P.<sup><a href="#fn1">1</a></sup>. Then it prints.</p>'
+    assert visible(summarize(body)) == "Press the shortcut, like Ctrl-P. Then it prints."
+
+
+def test_a_heading_written_as_a_line_is_never_the_last_line() -> None:
+    body = (
+        "<div>After March, the client library needs Java 11 or later.<br><br>"
+        '<font size="4">Why this is happening</font><br>The main reasons are:'
+        "<ul><li>" + "Old runtimes are slow to patch and hard to test. " * 6 + "</li></ul></div>"
+    )
+    shown = visible(summarize(body, title="The client library will need Java 11", rows=6))
+    assert shown == "After March, the client library needs Java 11 or later."
+
+
+def test_a_run_of_short_section_lines_keeps_its_last_one() -> None:
+    body = (
+        "<p>Review: Kestrel OS 2.0</p><p>News: faster boot, a new installer</p>"
+        "<p>Questions: dual boot with encryption</p>" + "<p>More.</p>" * 40
+    )
+    shown = visible(summarize(body, title="Weekly, issue 12", rows=6))
+    assert shown.endswith("Questions: dual boot with encryption")
+
+
+def test_an_intro_without_its_list_keeps_the_news_before_it() -> None:
+    body = (
+        "<p>We rolled out a faster image search. This release includes:</p>"
+        "<ul><li>" + "Two more sources of pictures from around the web. " * 8 + "</li></ul>"
+    )
+    shown = visible(summarize(body, title="Release notes", rows=6))
+    assert shown == "We rolled out a faster image search."

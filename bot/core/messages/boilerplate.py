@@ -76,6 +76,8 @@ _DATE_PART = re.compile(
     r"|\b\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b|^\d{4}$",
     re.IGNORECASE,
 )
+# A live blog's time stamp as its own line: "8.13pm GMT", "20:13 BST".
+_TIME_ONLY = re.compile(r"^\d{1,2}[.:]\d{2}\s*(?:[ap]\.?m\.?)?\s*(?:[A-Z]{2,5})?$", re.IGNORECASE)
 _URL_ONLY = re.compile(r"^(?:https?://|www\.)\S+$", re.IGNORECASE)
 CUT_MARKS = re.compile(
     r"\s*(?:\[\s*(?:…|\.\.\.|&hellip;)\s*\]|…|\.\.\.|\(more…?\)|more\s*…|"
@@ -114,6 +116,8 @@ def is_noise(block: Block) -> bool:
         and not text.endswith(".")
     ):
         return True  # a date (the shape allows no other end mark): "Dec 3, 2026." is a sentence
+    if block.kind != "li" and _TIME_ONLY.match(text):
+        return True
     return _is_toc_entry(block)
 
 

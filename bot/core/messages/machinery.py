@@ -45,6 +45,8 @@ _SHAPES = (
     r"|related deals|more from [\w' ]{1,30}|elsewhere|you (?:might|may) also like|recommended"
     r"(?: reading)?|also on [\w' ]{1,30}|don't miss)\s*(?:[:\-–—].*)?",
     r"(?:\w+ )?(?:click|tap) here\b.*",
+    r"(?:and )?(?:e-?mail|contact|message|write to|follow|tweet at) (?:me|us|him|her|them|\w+)"
+    r"(?: \w+)? (?:here|at|on|via)\b.{0,60}",
     r".{0,80}\bclick here to (?:read|see|view|download|listen|watch|learn|find|get|register)\b.*",
     # greetings, series and edition intros
     r"(?:dear|hello|hi|hey|greetings|howdy|hola|estimad[oa]s?|querid[oa]s?)\b[^.!?]{0,80}[,!:]?",
@@ -145,6 +147,8 @@ def substantive(blocks: Sequence[Block], title: str = "") -> list[Block]:
         sponsors = bool(_SPONSORS_INTRO.match(unicodedata.normalize("NFKC", block.text).strip()))
         if idle(block):
             continue
+        if block.kind == "li" and not out and index < 2 and repeats_title(block.text, title):
+            continue  # a news cluster's first headline is the title again
         if block.kind not in ("p", "quote") or index >= SENTENCE_BLOCKS:
             out.append(block)
             continue

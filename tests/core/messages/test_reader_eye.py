@@ -166,3 +166,25 @@ def test_an_intro_without_its_list_keeps_the_news_before_it() -> None:
     )
     shown = visible(summarize(body, title="Release notes", rows=6))
     assert shown == "We rolled out a faster image search."
+
+
+def test_a_news_cluster_does_not_open_with_its_title_again() -> None:
+    title = "Harbour bridge reopens after repairs - Daily Tide"
+    body = (
+        '<ol><li><a href="https://tide.example/1">Harbour bridge reopens after repairs</a> '
+        'Daily Tide</li><li><a href="https://coast.example/2">Traffic flows again over the '
+        "harbour</a> Coast News</li></ol>"
+    )
+    shown = visible(summarize(body, title=title))
+    assert "reopens" not in shown and "Traffic flows again" in shown
+
+
+def test_a_contact_line_and_a_live_blog_time_stamp_are_machinery() -> None:
+    body = (
+        "<ul><li>Latest updates from the 8pm kick-off</li><li>And email Ana here</li></ul>"
+        "<p>8.13pm GMT</p><p>13 min: Rovers hit the post from twenty yards.</p>"
+    )
+    shown = visible(summarize(body, title="Rovers v United – live!"))
+    assert "email" not in shown and "8.13pm" not in shown
+    assert "Rovers hit the post" in shown
+    assert "Latest updates from the 8pm kick-off" in shown

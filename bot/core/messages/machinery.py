@@ -59,6 +59,10 @@ _SHAPES = (
     r"a version of this (?:post|article|story|piece) (?:originally |first )?(?:appeared|ran"
     r"|was (?:originally |first )?published)\b.*",
     r"(?:you can )?download (?:a|the) (?:printer-friendly|printable|pdf) version\b.*",
+    # the site's cut and picture credits, when a feed puts them in the text
+    r"(?:continue reading|read more|read the rest|keep reading)(?: (?:on|at)\b.{0,60})?[\s.…»›→]*",
+    r"enlarge\s*/.*",
+    r".{0,250}\((?:image |photo |picture )?credits?\s*:[^()]*\)",
     # label lines
     r"(?:tags?|labels?|categories|category|filed under|posted in|topics?|keywords?"
     r"|follow-?ups?)\s*[:：].*",

@@ -188,3 +188,15 @@ def test_a_contact_line_and_a_live_blog_time_stamp_are_machinery() -> None:
     assert "email" not in shown and "8.13pm" not in shown
     assert "Rovers hit the post" in shown
     assert "Latest updates from the 8pm kick-off" in shown
+
+
+def test_a_picture_credit_and_a_bare_continue_reading_are_not_the_post() -> None:
+    body = (
+        '<p><a href="https://cdn.example/p.jpg">Enlarge</a> / A river at dawn. '
+        "(credit: Ana Ruiz)</p><p>Ferries will run every ten minutes from May.</p>"
+    )
+    assert visible(summarize(body, excerpt_html="", title="More ferries")) == (
+        "Ferries will run every ten minutes from May."
+    )
+    only = '<p><a href="https://blog.example/p">Continue reading on »</a></p>'
+    assert summarize(only, title="Side quest: drawing") == ""

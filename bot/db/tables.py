@@ -116,6 +116,9 @@ class Item(SQLModel, table=True):
     full: bool | None = None
     excerpt_hash: str | None = Field(default=None, max_length=64)
     volatile: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    # The hash of the bytes the fields above were read from (core/feeds/split.py; None: not
+    # known): a document holding the same bytes again is not read again (core/feeds/changed.py).
+    raw_hash: str | None = Field(default=None, max_length=64)
     first_seen_at: datetime = Field(default_factory=utcnow)
     last_changed_at: datetime = Field(default_factory=utcnow)
     last_seen_at: datetime = Field(default_factory=utcnow, index=True)

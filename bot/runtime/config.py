@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     fetch_timeout_seconds: float = Field(default=30.0, gt=0)
     connect_timeout_seconds: float = Field(default=10.0, gt=0)
     poll_concurrency: int = Field(default=10, ge=1, le=200)
+    # A changed feed's unchanged items (the same bytes as last time) are not parsed again
+    # (core/feeds/changed.py); off: every changed document is read whole.
+    quick_parse: bool = True
     prune_after_days: int = Field(default=90, ge=1)
     # Stored items per feed: past this, the oldest absent from the feed are forgotten first.
     max_items_per_feed: int = Field(default=500, ge=20)

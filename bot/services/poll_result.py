@@ -14,9 +14,11 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import partial
 
 from sqlmodel import Session
 
+from bot.core.feeds.changed import read_changed
 from bot.core.feeds.entries import NotAFeed
 from bot.core.feeds.parse import read_feed
 from bot.core.messages.article import Article
@@ -26,7 +28,7 @@ from bot.core.polls.decide import FeedIntent, FeedState, FetchResult, PollKind
 from bot.core.polls.fanout import Fanout, route
 from bot.core.polls.plan import Known, PollPlan, Rules, enriched, make_plan
 from bot.core.polls.shares import Share
-from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, RawFeed
+from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, RawFeed, StoredItem
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.store import OutboxRow
@@ -226,11 +228,18 @@ def _log_plan(plan: PollPlan) -> None:
         )
 
 
-async def parsed(result: FetchResult | str) -> RawFeed | NotAFeed:
-    """The fetched body read as a feed in the parsing pool (or why it is not one)."""
+async def parsed(
+    result: FetchResult | str, known: Mapping[str, StoredItem] | None = None, *, quick: bool = True
+) -> RawFeed | NotAFeed:
+    """The fetched body read as a feed in the parsing pool (or why it is not one). `known`:
+    the feed's items of its last document by raw hash, which stand for the same bytes unread
+    (`core/feeds/changed.py`); `quick` off: the document is read whole, and hashes nothing."""
     assert isinstance(result, FetchResult)
+    body, headers, url = result.body, result.headers, result.url
     try:
-        return await parse_off_loop(read_feed, result.body, result.headers, result.url)
+        if not quick:
+            return await parse_off_loop(partial(read_feed, hashed=False), body, headers, url)
+        return await parse_off_loop(read_changed, body, headers, url, known or {})
     except NotAFeed as exc:
         return exc
 

@@ -28,7 +28,7 @@ from bot.core.polls.decide import (
     decide,
 )
 from bot.core.polls.schedule import LAST_CYCLE_KEY
-from bot.core.types import ChangeKind, RawFeed
+from bot.core.types import ChangeKind, RawFeed, StoredItem
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.reserve import disk_full, keep_reserve
@@ -176,7 +176,7 @@ class Poller:
             outcome = PollOutcome(feed.slug, intent.kind, feed_title=feed.title)
         else:
             try:
-                raw = await parsed(result) if intent.parse else None
+                raw = await read_body(self, feed, result) if intent.parse else None
                 outcome = await self._changed(feed.id, result, raw, dry_run=dry_run)
             except Exception as exc:  # a bug or a database fault must not stop the other feeds
                 if not disk_full(exc):
@@ -259,6 +259,22 @@ def finish_changed(poller: Poller, decided: Decided, extras: Extras, dry_run: bo
         return outcome_of(rendered.plan)
     with transaction(poller.engine) as session:
         return write_poll(session, rendered, poller.settings)
+
+
+async def read_body(
+    poller: Poller, feed: FeedState, result: FetchResult | str
+) -> RawFeed | NotAFeed:
+    """The body as a feed, its unchanged items taken from storage (`QUICK_PARSE`)."""
+    quick = poller.settings.quick_parse
+    known = {}
+    if quick and feed.baseline_done:
+        known = await asyncio.to_thread(shown, poller.engine, feed.id)
+    return await parsed(result, known, quick=quick)
+
+
+def shown(engine: Engine, feed_id: int) -> dict[str, StoredItem]:
+    with Session(engine) as session:
+        return store.shown_items(session, feed_id=feed_id)
 
 
 def lease_due(

@@ -88,6 +88,9 @@ class ItemWrite:
     # The row's categories before this write (an edit or rewrite): the feed's counts swap
     # them for the item's, with no query of their own.
     was: tuple[str, ...] = ()
+    # A seen item whose bytes changed: the row takes every field again, and the bytes' hash
+    # (a markup write always does), so that it stands for them next time (feeds/changed.py).
+    refresh: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,8 +258,9 @@ def _write(
     if item.key in detection.absorbed or item.key in moved or old.identity != ident:
         return ItemWrite(WriteKind.REWRITE, item, ident, volatile, old.categories)
     if old.content_hash != item.content_hash:
-        return ItemWrite(WriteKind.MARKUP, item, ident)
-    return ItemWrite(WriteKind.SEEN, item, ident)
+        return ItemWrite(WriteKind.MARKUP, item, ident, was=old.categories, refresh=True)
+    refresh = item.raw_hash is not None and item.raw_hash != old.raw_hash
+    return ItemWrite(WriteKind.SEEN, item, ident, was=old.categories, refresh=refresh)
 
 
 def _shown(change: Change, articles: Mapping[str, Article]) -> Change:

@@ -118,7 +118,7 @@ from bot.db.store.outbox import (
     release_held,
     told_about,
 )
-from bot.db.store.polls import ModelKeys, read_poll, write_poll
+from bot.db.store.polls import ModelKeys, read_poll, shown_items, write_poll
 from bot.db.store.search import record_versions, search_posts
 from bot.db.store.state import get_state, set_state
 from bot.db.store.subscriptions import (
@@ -241,6 +241,7 @@ __all__ = [
     "set_state",
     "set_timezone",
     "set_translate",
+    "shown_items",
     "spend_model_calls",
     "stored_items",
     "subscribe",

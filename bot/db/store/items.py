@@ -38,7 +38,7 @@ _WAITING = (
 _STORED = columns(
     Item,
     "key title text fingerprint content_hash fingerprint_version link published_at canon_key"
-    " canon_link canon_title full excerpt_hash volatile categories",
+    " canon_link canon_title full excerpt_hash volatile categories raw_hash",
 )
 
 # The statements every changed feed's poll runs, built once (see statements.py).
@@ -103,7 +103,7 @@ _VERSIONED = (WriteKind.INSERT, WriteKind.EDIT, WriteKind.REWRITE)
 
 
 def _stored(row: Sequence[Any]) -> StoredItem:
-    key, title, text, fp, hashed, version, link, published, ck, cl, ct, full, ex, vol, cats = row
+    key, title, text, fp, hashed, version, link, published, ck, cl, ct, full, ex, vol, cats, _ = row
     return StoredItem(
         key,
         title,
@@ -118,6 +118,7 @@ def _stored(row: Sequence[Any]) -> StoredItem:
         excerpt_hash=ex,
         volatile=tuple(vol or ()),
         categories=tuple(cats or ()),
+        raw_hash=row[15],
     )
 
 
@@ -185,17 +186,16 @@ def write_items(
     spelling: dict[str, str] = {}
     for write in writes:
         item, where = write.item, {"b_feed": feed_id, "b_key": write.item.key}
-        if write.kind is WriteKind.SEEN:
+        if write.kind is WriteKind.SEEN and not write.refresh:
             seen.append(item.key)
-        elif write.kind is WriteKind.MARKUP:
-            markup = {
-                "content_hash": item.content_hash,
-                "image": item.image,
-                "full": item.full,
-                "excerpt_hash": item.excerpt_hash,
-                "last_seen_at": now,
-            }
-            run(session, _UPDATE_ITEM, {**markup, **where})
+        elif write.kind in (WriteKind.MARKUP, WriteKind.SEEN):
+            # New bytes, the same text: the row takes every field the bytes give (and their
+            # hash), so that it stands for them when they come again (core/feeds/changed.py).
+            values = _values(write, now)
+            values.pop("last_changed_at")
+            run(session, _UPDATE_ITEM, {**values, **where})
+            _tally(tally, spelling, [write.was], -1)
+            _tally(tally, spelling, [item.categories], +1)
         else:
             values = _values(write, now)
             if write.kind is WriteKind.INSERT:
@@ -237,6 +237,7 @@ def _values(write: ItemWrite, now: datetime) -> dict[str, object]:
         "canon_title": ident.canon_title,
         "full": item.full,
         "excerpt_hash": item.excerpt_hash,
+        "raw_hash": item.raw_hash,
         "last_changed_at": now,
         "last_seen_at": now,
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from sqlalchemy import bindparam, func
 from sqlalchemy import select as sa_select
@@ -13,7 +14,7 @@ from sqlmodel import Session
 from bot.core.detection.identity import identity_of
 from bot.core.polls.decide import FeedState
 from bot.core.polls.plan import Known, PollPlan
-from bot.core.types import RawEntry, Reader
+from bot.core.types import Identity, RawEntry, Reader, StoredItem
 from bot.db.store.articles import save_articles
 from bot.db.store.feeds import apply_intent, feed_states
 from bot.db.store.items import (
@@ -27,7 +28,7 @@ from bot.db.store.items import (
 )
 from bot.db.store.modeltexts import model_texts, prune_model_texts, save_model_texts
 from bot.db.store.outbox import OutboxRow, enqueue
-from bot.db.store.statements import run, table
+from bot.db.store.statements import columns, run, table
 from bot.db.store.subscriptions import feed_audience
 from bot.db.tables import Item
 
@@ -35,11 +36,8 @@ _ITEM = table(Item)
 _OF_FEED = _ITEM.c.feed_id == bindparam("b_feed")
 
 # The keys of the last parsed document: every item it showed was touched with that poll's time.
-_LAST_SHOWN = sa_select(_ITEM.c.key).where(
-    _OF_FEED,
-    _ITEM.c.last_seen_at
-    == sa_select(func.max(_ITEM.c.last_seen_at)).where(_OF_FEED).scalar_subquery(),
-)
+_LAST_SEEN = sa_select(func.max(_ITEM.c.last_seen_at)).where(_OF_FEED).scalar_subquery()
+_LAST_SHOWN = sa_select(_ITEM.c.key).where(_OF_FEED, _ITEM.c.last_seen_at == _LAST_SEEN)
 
 # The model's cache keys that unseen entries may need for this audience ([] when the model is
 # off or no chat asks for it): given by the poll service, which knows the model and prompt.
@@ -93,6 +91,46 @@ def read_poll(
         dropped=dropped,
         model_texts=texts,
     )
+
+
+# The rows of the items the feed's last parsed document showed, by the hash of the bytes they
+# were read from: all a poll needs to take an unchanged item for its row (core/feeds/changed.py).
+_SHOWN = columns(
+    Item,
+    "raw_hash key title link author published_at categories content_hash image full"
+    " excerpt_hash fingerprint_version canon_key canon_link canon_title",
+)
+_SELECT_SHOWN = sa_select(*_SHOWN).where(
+    _OF_FEED, _ITEM.c.raw_hash.is_not(None), _ITEM.c.last_seen_at == _LAST_SEEN
+)
+
+
+def shown_items(session: Session, *, feed_id: int) -> dict[str, StoredItem]:
+    """The items of the feed's last parsed document whose bytes are known, by their hash
+    (every item a document shows is touched with that poll's time). No text: an item found
+    here again is seen, never compared."""
+    found: dict[str, StoredItem] = {}
+    for found_row in run(session, _SELECT_SHOWN, {"b_feed": feed_id}):
+        row: Sequence[Any] = tuple(found_row)
+        raw, key, title, link, author, published, cats, hashed, image, full, ex, version = row[:12]
+        found[raw] = StoredItem(
+            key,
+            title,
+            "",
+            "",
+            hashed,
+            version,
+            link=link,
+            published=published,
+            identity=Identity(row[12] or "", row[13], row[14]),
+            full=full,
+            excerpt_hash=ex,
+            categories=tuple(cats or ()),
+            raw_hash=raw,
+            author=author,
+            image=image,
+        )
+    return found
 
 
 def dropped_out(session: Session, *, feed_id: int, present: Iterable[str]) -> int:

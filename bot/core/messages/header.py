@@ -17,6 +17,7 @@ from bot.core.messages.sentences import sentence_ends
 
 NAME_CHARS = 80  # an untitled post's name: its first words, about one phone line and a half
 SENTENCE_NAME_CHARS = 110  # its first sentence names it whole up to this (under three lines)
+OWN_MESSAGE_NAME_CHARS = 200  # in its own message, where the name is all a one-sentence note says
 MAX_CATEGORIES = 4
 _URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -33,16 +34,20 @@ _GENERIC = frozenset(
 )  # fmt: skip
 
 
-def post_name(title: str, text: str = "", link: str | None = None) -> str:
+def post_name(
+    title: str, text: str = "", link: str | None = None, sentence: int = SENTENCE_NAME_CHARS
+) -> str:
     """The title, else the post's first sentence when it is short (a Mastodon status, a
     micro-blog note: the summary then goes on from the next one instead of repeating it), else
-    its first words, else its address: never empty while there is anything to show."""
+    its first words, else its address: never empty while there is anything to show.
+    `sentence`: the longest first sentence shown whole (longer in the post's own message than
+    in a list of posts)."""
     if title.strip():
         return title.strip()
     words = " ".join(_URL.sub(" ", text).split())
     if words:
         first = words[: sentence_ends(words)[0]]
-        if len(first) <= SENTENCE_NAME_CHARS:
+        if len(first) <= sentence:
             return first
         return _first_words(words, NAME_CHARS)
     return link or ""

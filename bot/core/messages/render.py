@@ -15,7 +15,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from bot.core.lang import ENGLISH, Translator
 from bot.core.messages.edit_render import edit_body, edit_notice, edit_prefix
 from bot.core.messages.escape import esc, esc_attr
-from bot.core.messages.header import post_name, shown_author, shown_categories
+from bot.core.messages.header import (
+    OWN_MESSAGE_NAME_CHARS,
+    post_name,
+    shown_author,
+    shown_categories,
+)
 from bot.core.messages.modeltext import ModelText
 from bot.core.messages.summary import (
     IMAGE_ROWS,
@@ -126,7 +131,8 @@ def _render(
     def budget(chars: int) -> int:
         return max(int(chars * scale), 20)
 
-    name = post_name(item.title, item.text, item.link) or tr.gettext("(untitled)")
+    name = post_name(item.title, item.text, item.link, OWN_MESSAGE_NAME_CHARS)
+    name = name or tr.gettext("(untitled)")
     title = esc(shorten(name, budget(300)))
     if item.link:
         title = f'<a href="{esc_attr(item.link)}">{title}</a>'

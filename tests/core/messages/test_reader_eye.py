@@ -12,7 +12,12 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.messages.header import NAME_CHARS, SENTENCE_NAME_CHARS, post_name
+from bot.core.messages.header import (
+    NAME_CHARS,
+    OWN_MESSAGE_NAME_CHARS,
+    SENTENCE_NAME_CHARS,
+    post_name,
+)
 from bot.core.messages.machinery import repeats_title
 from bot.core.messages.render import render_change
 from bot.core.messages.summary import summarize
@@ -200,3 +205,15 @@ def test_a_picture_credit_and_a_bare_continue_reading_are_not_the_post() -> None
     )
     only = '<p><a href="https://blog.example/p">Continue reading on »</a></p>'
     assert summarize(only, title="Side quest: drawing") == ""
+
+
+def test_a_one_sentence_note_is_named_whole_in_its_own_message() -> None:
+    sentence = (
+        "This week's show is out with a talk about old and new phones, the rumours about a "
+        "car, and a follow-up on browsers for television sets."
+    )
+    assert SENTENCE_NAME_CHARS < len(sentence) <= OWN_MESSAGE_NAME_CHARS
+    assert post_name("", sentence).endswith("…")  # a list of posts: its first words
+    assert post_name("", sentence, sentence=OWN_MESSAGE_NAME_CHARS) == sentence
+    shown = visible(message(item("", f"<p>{sentence}</p>")))
+    assert shown.count("rumours about a car") == 1

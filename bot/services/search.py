@@ -41,7 +41,7 @@ class Searches:
         return await run.read(self.engine, lambda s: self._search(s, chat_id, text))
 
     def _search(self, session: Session, chat_id: int, text: str) -> SearchAnswer:
-        feeds = {view.slug: view for _, view in store.chat_subscriptions(session, chat_id=chat_id)}
+        feeds = {name.slug: name for name in store.chat_feed_names(session, chat_id=chat_id)}
         query = parse(text, feeds)
         names = tuple(sorted(feeds))
         if not feeds:
@@ -54,9 +54,8 @@ class Searches:
             since = self.clock() - timedelta(days=query.since_days)
         found = store.search_posts(
             session,
-            chat_id=chat_id,
+            feed_ids=[feed.id] if feed is not None else [name.id for name in feeds.values()],
             query=query,
-            feed_id=feed.id if feed is not None else None,
             since=since,
         )
         title = feed.title or feed.slug if feed is not None else None

@@ -70,9 +70,14 @@ def indexed(engine: Engine) -> tuple[int, int]:
     return int(count), int(found)
 
 
-def search(engine: Engine, words: str, **options: Any) -> list[tuple[str, bool]]:
+def search(
+    engine: Engine, words: str, feed_id: int | None = None, **options: Any
+) -> list[tuple[str, bool]]:
+    """As `/search` asks: within the chat's feeds (or the one of them named)."""
     with Session(engine) as session:
-        found = store.search_posts(session, chat_id=CHAT, query=parse(words), **options)
+        ids = [name.id for name in store.chat_feed_names(session, chat_id=CHAT)]
+        chosen = [i for i in ids if feed_id in (None, i)]
+        found = store.search_posts(session, feed_ids=chosen, query=parse(words), **options)
     return [(post.title, post.current) for post in found]
 
 

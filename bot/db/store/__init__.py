@@ -123,8 +123,10 @@ from bot.db.store.search import record_versions, search_posts
 from bot.db.store.state import get_state, set_state
 from bot.db.store.subscriptions import (
     DigestSubscription,
+    FeedName,
     audience,
     chat_digests,
+    chat_feed_names,
     chat_subscriptions,
     count_subscriptions,
     digest_sent,
@@ -144,6 +146,7 @@ from bot.db.store.subscriptions import (
 __all__ = [
     "DigestSubscription",
     "FeedListing",
+    "FeedName",
     "FeedView",
     "HeldItem",
     "ModelKeys",
@@ -159,6 +162,7 @@ __all__ = [
     "cancel_queued",
     "category_counts",
     "chat_digests",
+    "chat_feed_names",
     "chat_language",
     "chat_quiet",
     "chat_rules",

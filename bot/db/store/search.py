@@ -36,7 +36,7 @@ from bot.core.search.query import SearchQuery
 from bot.core.search.snippet import Found
 from bot.core.search.terms import index_text
 from bot.db.store.statements import run, table
-from bot.db.tables import Feed, Item, ItemVersion, Subscription
+from bot.db.tables import Feed, Item, ItemVersion
 
 MAX_VERSIONS = 10  # per post; older ones are forgotten when an edit adds one
 MAX_RESULTS = 10
@@ -199,33 +199,25 @@ def _index(session: Session, versions: list[tuple[int, dict[str, Any]]]) -> None
 def search_posts(
     session: Session,
     *,
-    chat_id: int,
+    feed_ids: Sequence[int],
     query: SearchQuery,
-    feed_id: int | None = None,
     since: datetime | None = None,
     limit: int = MAX_RESULTS,
 ) -> list[Found]:
-    """The chat's posts (of the feeds it is subscribed to, or of `feed_id` among them) that
-    any version of matches `query`, newest first, each with its newest matching version.
+    """The posts of `feed_ids` (the chat's feeds, or the one it named) that any version of
+    matches `query`, newest first, each with its newest matching version.
 
     Neither database reads every match of a common word to sort it: SQLite's FTS5 rows are
     numbered by the post's date (`fts5_rowid`), so FTS5 hands out matches newest first within
     the chat's feeds (its `feed` column) and stops at `limit` posts; PostgreSQL's planner has
     the tsvector's statistics and walks `ix_item_version_posted` for a common word, the GIN
-    index for a rare one."""
-    sub = table(Subscription)
-    feeds = select(sub.c.feed_id).where(sub.c.chat_id == chat_id, sub.c.left_at.is_(None))
-    if feed_id is not None:
-        feeds = feeds.where(sub.c.feed_id == feed_id)
-    scope: list[ColumnElement[bool]] = [_V.c.feed_id.in_(feeds)]
-    if since is not None:
-        scope.append(_V.c.posted >= since)
-    order = (_V.c.posted.desc(), _V.c.id.desc())
+    index for a rare one. The feeds come as ids (the caller has them): no join to the
+    subscriptions in the search itself."""
+    chosen = sorted(set(feed_ids))
+    if not chosen:
+        return []
     rows = limit * MAX_VERSIONS  # enough versions for `limit` posts
     if _sqlite(session):
-        chosen = run(session, feeds).scalars().all()
-        if not chosen:
-            return []
         match = fts5_in_feeds(query, chosen)
         statement = (
             select(_SEARCH.c.version, _SEARCH.c.item)
@@ -236,7 +228,11 @@ def search_posts(
             statement = statement.where(_SEARCH.c.rowid >= fts5_since(since))
     else:
         found = _V.c.terms.bool_op("@@")(func.to_tsquery(_SIMPLE, tsquery(query)))
-        statement = select(_V.c.id, _V.c.item_id).where(found, *scope).order_by(*order)
+        scope: list[ColumnElement[bool]] = [found, _V.c.feed_id.in_(chosen)]
+        if since is not None:
+            scope.append(_V.c.posted >= since)
+        statement = select(_V.c.id, _V.c.item_id).where(*scope)
+        statement = statement.order_by(_V.c.posted.desc(), _V.c.id.desc())
     return _details(session, _distinct(run(session, statement.limit(rows)).all(), limit))
 
 

@@ -87,6 +87,28 @@ def chat_subscriptions(session: Session, *, chat_id: int) -> list[tuple[Reader, 
     return [(audience(sub), _view(feed)) for sub, feed in rows]
 
 
+@dataclass(frozen=True, slots=True)
+class FeedName:
+    """A followed feed as `/search` names it: three columns, not the whole rows."""
+
+    id: int
+    slug: str
+    title: str
+
+
+def chat_feed_names(session: Session, *, chat_id: int) -> list[FeedName]:
+    """The chat's feeds by name. `/search` runs on every query and needs only these: loading
+    the subscriptions' and feeds' whole rows cost more than the search itself at 50 feeds."""
+    sub, feed = table(Subscription), table(Feed)
+    statement = (
+        sa_select(feed.c.id, feed.c.slug, feed.c.title)
+        .join(sub, sub.c.feed_id == feed.c.id)
+        .where(sub.c.chat_id == chat_id, sub.c.left_at.is_(None))
+        .order_by(feed.c.slug)
+    )
+    return [FeedName(id_, slug, title) for id_, slug, title in run(session, statement).all()]
+
+
 def chat_digests(session: Session, *, chat_id: int) -> dict[int, DigestSchedule]:
     """The chat's digest schedules by feed id (/list shows each with its time)."""
     rows = session.exec(

@@ -106,7 +106,8 @@ def chat_feed_names(session: Session, *, chat_id: int) -> list[FeedName]:
         .where(sub.c.chat_id == chat_id, sub.c.left_at.is_(None))
         .order_by(feed.c.slug)
     )
-    return [FeedName(id_, slug, title) for id_, slug, title in run(session, statement).all()]
+    rows: list[Any] = list(run(session, statement))
+    return [FeedName(id_, slug, title) for id_, slug, title in rows]
 
 
 def chat_digests(session: Session, *, chat_id: int) -> dict[int, DigestSchedule]:

@@ -120,6 +120,8 @@ def is_furniture(candidate: Candidate) -> bool:
         return True
     if _FURNITURE_WORDS.search(parts.path) or address.startswith("data:"):
         return True
+    if parts.path.lower().endswith((".svg", ".svgz")):
+        return True  # Telegram previews no SVG: the page's card shows more
     return _too_small(*_size_in_address(parts.path, parts.query))
 
 

@@ -54,6 +54,8 @@ def image_of(body_html: str, link: str = "", extra: str = "") -> str | None:
         "http://forum.example/skins/default/filetype/jpg.gif",  # a forum's attachment-type icon
         "http://www.news.example/scale/geometry/264/q80/imgs/18/wildfly.jpeg",  # a resize service
         "https://cdn.example/resize/200x150/photo.jpg",
+        "https://wobsite.example/images/post_images/2026-10-03-reader.svg",  # no preview of SVG
+        "https://wobsite.example/images/diagram.SVGZ",
     ],
 )
 def test_furniture_by_its_address_is_never_the_picture(url: str) -> None:

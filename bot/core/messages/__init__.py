@@ -17,5 +17,6 @@
 - `fulltext`: which pages to read, and how an article joins its post
 - `modeltext`: what the operator's language model is asked and how its answer is read
 - `media`: albums, playable episodes and videos, or an enclosure's line, and their limits
+- `telegraph`: a long post's HTML → a Telegraph page's Nodes, through an allow-list
 - `notices`: a post withdrawn from its site (or back), the "Follow changes" button's label
 """

@@ -135,6 +135,19 @@ class Article(SQLModel, table=True):
     fetched_at: datetime = Field(default_factory=utcnow)
 
 
+class TelegraphPage(SQLModel, table=True):
+    """A long post's Telegraph page (issue 47): where it is, and a hash of what it shows, so
+    an edit of the post edits the page (and one that changes nothing on it asks nothing)."""
+
+    __tablename__ = "telegraph_page"
+
+    item_id: int = Field(foreign_key="item.id", primary_key=True, ondelete="CASCADE")
+    path: str = Field(max_length=256)
+    url: str = Field(max_length=512)
+    digest: str = Field(max_length=64)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
 class ItemVersion(SQLModel, table=True):
     """Every version of a post's title and text a chat could have read (the first one, one per
     edit, and after each the latest silent rewrite), for `/search` (db/store/search.py). The

@@ -109,6 +109,11 @@ class Settings(BaseSettings):
     model_chat_feeds_share: float = Field(default=0.5, ge=0, le=1)
     model_user_share: float = Field(default=0.2, ge=0, le=1)
     model_feed_share: float = Field(default=0.1, ge=0, le=1)
+    # Long `full` posts as public Telegraph pages their messages link to (issue 47): off.
+    telegraph_enabled: bool = False
+    telegraph_access_token: SecretStr | None = None  # None: one account, created and stored
+    telegraph_api_url: str = "https://api.telegra.ph"
+    telegraph_timeout_seconds: float = Field(default=10.0, gt=0, le=60)
 
     @field_validator("log_level", "feed_adding", mode="before")
     @classmethod
@@ -143,6 +148,8 @@ class Settings(BaseSettings):
             raise ValueError("MODEL_NAME must name the model when MODEL_API_URL is set")
         if self.model_api_url and not self.model_api_url.startswith(("http://", "https://")):
             raise ValueError("MODEL_API_URL must be an http(s) URL")
+        if not self.telegraph_api_url.startswith(("http://", "https://")):
+            raise ValueError("TELEGRAPH_API_URL must be an http(s) URL")
         return self
 
     @field_validator("database_url")
@@ -157,6 +164,7 @@ class Settings(BaseSettings):
         found = [
             value.get_secret_value()
             for value in (self.telegram_bot_token, self.webhook_secret, self.model_api_key)
+            + (self.telegraph_access_token,)
             if value is not None
         ]
         try:

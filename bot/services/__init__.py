@@ -11,6 +11,7 @@ Polling:
 - `models`: the operator's language model, each new post's texts asked once
 - `explanations`: the model explaining a substantive edit in one sentence, per language
 - `model_budget`: the model's hourly budget for every process, in shares
+- `telegraph`: long posts as Telegraph pages (published, edited, or the cut message)
 - `cpu`: the small pool CPU-bound parsing runs in
 - `loops`: the background loops every process runs (poll, deliver)
 - `watch`: after the polls, followed posts' pages and withdrawal checks

@@ -1,4 +1,5 @@
-"""What a decided poll's new posts get besides the feed: their pages and the model's texts.
+"""What a decided poll's new posts get besides the feed: their pages, the model's texts and
+the Telegraph pages of long posts (`telegraph.py`).
 
 Like lemon24/reader's update hooks, which receive the entry intents already decided, this step
 runs after the plan and the routing (`poll_result.decide_poll`) and receives exactly the new
@@ -30,6 +31,7 @@ from bot.services.explanations import explain_edits
 from bot.services.model_budget import budget_for
 from bot.services.models import ModelWriter
 from bot.services.poll_result import Decided, Extras
+from bot.services.telegraph import Pages, Publisher
 
 
 class Enricher:
@@ -37,6 +39,7 @@ class Enricher:
         self.engine = engine
         self.full_text = FullText(engine, fetcher, settings, clock)
         self.models = ModelWriter(settings, budget_for(engine, settings, clock))
+        self.telegraph = Publisher(engine, settings, clock)
 
     @property
     def model_keys(self) -> store.ModelKeys | None:
@@ -47,6 +50,8 @@ class Enricher:
         """Anything to fetch for this poll (most polls: nothing, and no thread hop for it)."""
         fanout = decided.fanout
         if decided.plan.feed.full_text and (fanout.pages() or _edited(decided)):
+            return True
+        if self.telegraph.wanted(decided.plan, fanout):
             return True
         return self.models.enabled and bool(fanout.asks() or fanout.explains())
 
@@ -64,10 +69,14 @@ class Enricher:
         pages = [entries[k] for k in fanout.pages() if k in entries]
         edited = [] if dry_run else [entries[k] for k in _edited(decided) if k in entries]
         articles, late = await self.full_text.read(feed, pages, edited)
+        published = Pages()
+        if self.telegraph.enabled and not dry_run:
+            shown = enriched(plan, articles, {})
+            published = await self.telegraph.publish(shown, fanout, plan.shown_title or feed.slug)
         asks = {} if dry_run else fanout.asks()
         explains = {} if dry_run else fanout.explains()
         if not (asks or explains) or not self.models.enabled:
-            return Extras(articles=articles), late
+            return Extras(articles=articles, pages=published), late
         shown = enriched(plan, articles, {})
         items = [c.item for c in shown.changes if c.kind is ChangeKind.NEW]
         wrote = await self.models.write(feed, items, asks, decided.known.model_texts, raw.language)
@@ -79,6 +88,7 @@ class Enricher:
             {**wrote.fresh, **told.fresh},
             tuple(dict.fromkeys((*wrote.spent, *told.spent))),
             model_used=True,
+            pages=published,
         )
         return extras, late
 
@@ -96,6 +106,7 @@ class Enricher:
         """Stop reading pages (their posts keep the excerpt) and close the model's client."""
         await self.full_text.cancel()
         await self.models.aclose()
+        await self.telegraph.aclose()
 
 
 def _edited(decided: Decided) -> list[str]:

@@ -33,7 +33,7 @@ from bot.core.messages.modeltext import ModelText, Written
 from bot.core.messages.notices import FOLLOW_LABEL
 from bot.core.messages.render import render_change
 from bot.core.messages.summary import summarize
-from bot.core.modes import Preview
+from bot.core.modes import Format, Preview
 from bot.core.polls.alerts import AlertKind, AlertStep, render_alert, render_spent
 from bot.core.polls.decide import FeedIntent, FeedState
 from bot.core.polls.fanout import Fanout
@@ -58,13 +58,16 @@ def plan_fanout(
     feed: FeedInfo,
     feed_id: int,
     written: Mapping[str, Written] | None = None,
+    pages: Mapping[str, str] | None = None,
 ) -> list[OutboxRow]:
     """A poll's events as each chat's route says (`core/polls/fanout.py` decided who gets
     what; digest chats and chats in their quiet hours get them held). `changes`: the plan's
     changes as shown (with their articles); `written`: what the operator's language model
     wrote for new posts (by key), for the chats that asked. The rows name their posts by key
-    (`OutboxRow.item_key`): storage writes the posts and the rows together."""
+    (`OutboxRow.item_key`): storage writes the posts and the rows together. `pages`: the
+    Telegraph pages of long new posts, by key, for the chats that read them whole."""
     written = written or {}
+    pages = pages or {}
     rows = []
     for route in fanout.routes:
         if route.listed:
@@ -78,6 +81,7 @@ def plan_fanout(
             if change.item.key not in keys:
                 continue
             model = texts.for_reader(reader, change) if texts is not None else None
+            page = pages.get(change.item.key) if reader.message_format is Format.FULL else None
             how = (reader.language, reader.timezone, reader.message_format, model)
             text = rendered.get(how)
             if text is None:
@@ -89,6 +93,7 @@ def plan_fanout(
                     form=reader.message_format,
                     model=model,
                     now=fanout.now,
+                    page=page,
                 )
             rows.append(
                 _row(
@@ -100,6 +105,7 @@ def plan_fanout(
                     image=change.item.image,
                     item_key=change.item.key,
                     item=change.item,
+                    page=page,
                 )
             )
     return rows
@@ -236,8 +242,11 @@ def _row(
     image: str | None = None,
     item_key: str | None = None,
     item: ParsedItem | None = None,
+    page: str | None = None,
 ) -> OutboxRow:
     media = _media(reader, kind, item)
+    if page is not None and reader.preview is not Preview.OFF:
+        image = page  # the page's card, with Telegram's Instant View button, above the text
     if item is not None and has_player(item.link):
         image = None  # Telegram's player card of the video's page, not its thumbnail
     linked = media is None or media.kind is MediaKind.ALBUM  # the file itself is not sent
@@ -258,7 +267,7 @@ def _row(
         preview=reader.preview is Preview.LINK
         or (reader.preview is Preview.IMAGE and not image and kind is not ChangeKind.EDITED),
         silent=reader.silent,
-        image_url=image if reader.preview is Preview.IMAGE else None,
+        image_url=image if reader.preview is Preview.IMAGE or image == page else None,
         thread_id=reader.thread_id,
         media=encode(media),
         held=reader.digest if held is None else held,

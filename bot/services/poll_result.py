@@ -31,7 +31,7 @@ from bot.core.polls.shares import Share
 from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, RawFeed, StoredItem
 from bot.core.urls import redact_urls
 from bot.db import store
-from bot.db.store import OutboxRow
+from bot.db.store import OutboxRow, StoredPage
 from bot.db.store.follows import Follower, followers
 from bot.runtime.config import Settings
 from bot.services.cpu import parse_off_loop
@@ -42,6 +42,7 @@ from bot.services.outbox import (
     plan_model_alert,
     searched_text,
 )
+from bot.services.telegraph import Pages
 
 log = logging.getLogger("bot.services.polling")
 
@@ -57,6 +58,7 @@ class Extras:
     fresh: Mapping[str, ModelText] = field(default_factory=dict)
     spent: tuple[Share, ...] = ()
     model_used: bool = False
+    pages: Pages = field(default_factory=Pages)  # Telegraph's, of long posts (issue 47)
 
 
 @dataclass
@@ -89,6 +91,7 @@ class Rendered:
     plan: PollPlan
     rows: list[OutboxRow]
     spent: tuple[Share, ...] = ()
+    pages: Mapping[str, StoredPage] = field(default_factory=dict)
 
 
 def decide_poll(
@@ -127,10 +130,10 @@ def render_poll(decided: Decided, settings: Settings, extras: Extras | None = No
     extras = extras or Extras()
     plan = enriched(decided.plan, extras.articles, extras.fresh, model_used=extras.model_used)
     if not plan.changes:
-        return Rendered(plan, [], extras.spent)
+        return Rendered(plan, [], extras.spent, extras.pages.stored)
     fanout = decided.fanout.settled(searched_text(extras.written))
     info = FeedInfo(slug=plan.feed.slug, title=plan.shown_title)
-    rows = plan_fanout(fanout, plan.changes, info, plan.feed.id, extras.written)
+    rows = plan_fanout(fanout, plan.changes, info, plan.feed.id, extras.written, extras.pages.urls)
     rows += plan_follows(fanout, plan.changes, decided.followers, info, plan.feed.id)
     if any(row.kind is MessageKind.LIST for row in rows):
         log.info(
@@ -140,7 +143,7 @@ def render_poll(decided: Decided, settings: Settings, extras: Extras | None = No
             sum(1 for c in plan.changes if c.kind is ChangeKind.NEW),
             settings.max_new_per_poll,
         )
-    return Rendered(plan, rows, extras.spent)
+    return Rendered(plan, rows, extras.spent, extras.pages.stored)
 
 
 def write_poll(session: Session, rendered: Rendered, settings: Settings) -> PollOutcome:
@@ -150,6 +153,9 @@ def write_poll(session: Session, rendered: Rendered, settings: Settings) -> Poll
     feed = plan.feed
     if not store.write_poll(session, plan=plan, rows=rendered.rows):
         return removed(feed.id)
+    if rendered.pages:
+        now = plan.intent.checked_at
+        store.save_telegraph_pages(session, feed_id=feed.id, pages=rendered.pages, now=now)
     if plan.alert.send is not None:
         alert_operators(session, feed, plan.intent, plan.alert, settings.bot_admin_ids)
     if plan.churn is not None and plan.churn.alert:

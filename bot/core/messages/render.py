@@ -52,15 +52,17 @@ def render_change(
     form: Format = Format.SUMMARY,
     model: ModelText | None = None,
     now: datetime | None = None,
+    page: str | None = None,
 ) -> str:
     """The message for one event in `tr`'s language, its date in the chat's time `zone` (with
     the time of day for a post of the last day before `now`), in
     the subscription's `form` (title and source; the summary; the whole post up to the limit),
     guaranteed to fit Telegram's limit. `model`: what the operator's language model wrote for
-    this chat (a summary, a translated title), plain text shown escaped."""
+    this chat (a summary, a translated title), plain text shown escaped. `page`: the post's
+    Telegraph page, which a `full` message too long for the post links to (Instant View)."""
     scale = 1.0
     while True:
-        message = _render(change, feed, scale, tr, zone, form, model, now)
+        message = _render(change, feed, scale, tr, zone, form, model, now, page)
         if telegram_length(message) <= TELEGRAM_LIMIT or scale < 0.01:
             return message
         scale /= 2
@@ -125,6 +127,7 @@ def _render(
     form: Format,
     model: ModelText | None = None,
     now: datetime | None = None,
+    page: str | None = None,
 ) -> str:
     item = change.item
 
@@ -165,7 +168,10 @@ def _render(
     elif form is Format.FULL:
         body, complete = whole_post(item.html, item.text, limit=budget(FULL_COLUMNS))
         lines.append(body)
-        if not complete and item.link:
+        if not complete and page:
+            instant = esc(tr.gettext("Read the whole post in Instant View"))
+            lines.append(f'\n<a href="{esc_attr(page)}">{instant} →</a>')
+        elif not complete and item.link:
             read_on = esc(tr.gettext("Read on the site"))
             lines.append(f'\n<a href="{esc_attr(item.link)}">{read_on} →</a>')
     elif model is not None and model.summary:

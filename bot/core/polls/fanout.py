@@ -71,6 +71,18 @@ class Fanout:
                 found.setdefault(change.item.key, []).append(route.reader)
         return {k: tuple(v) for k, v in found.items()}
 
+    def full_reads(self) -> list[str]:
+        """New posts some chat gets whole (`/format FEED full`) as a message of its own, now
+        or when its quiet hours end: the posts a Telegraph page may carry (issue 47). A
+        digest lists a post as one line, with no page."""
+        found = (
+            c
+            for r in self.routes
+            if r.reader.message_format is Format.FULL and (not r.reader.digest or r.reader.quiet)
+            for c in r.new
+        )
+        return _keys(found)
+
     def explains(self) -> dict[str, set[str]]:
         """Substantive edits some chat gets as a message now, with those chats' languages:
         what the model is asked to explain, once per edit and language."""

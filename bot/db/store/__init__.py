@@ -7,6 +7,7 @@ command), returning value objects (core types or the small ones defined here), n
 - `polls`: one poll of one feed: read what its plan needs, execute the plan
 - `articles`: what full-text feeds' post pages gave
 - `search`: every version of each post, and /search over them (FTS5, tsvector)
+- `telegraph`: long posts' Telegraph pages, and the account's token
 - `modeltexts`: what the operator's language model wrote, and who asks for it
 - `chats`: chats and their own settings
 - `subscriptions`: who follows what, with which filters; the fan-out's audience
@@ -142,6 +143,14 @@ from bot.db.store.subscriptions import (
     toggle_mode,
     unsubscribe,
 )
+from bot.db.store.telegraph import (
+    StoredPage,
+    forget_telegraph_token,
+    keep_telegraph_token,
+    save_telegraph_pages,
+    telegraph_pages,
+    telegraph_token,
+)
 
 __all__ = [
     "DigestSubscription",
@@ -154,6 +163,7 @@ __all__ = [
     "Queued",
     "QuietChat",
     "SentMark",
+    "StoredPage",
     "add_feed",
     "all_feeds",
     "apply_intent",
@@ -182,6 +192,7 @@ __all__ = [
     "feed_by_id",
     "feed_states",
     "forget_left",
+    "forget_telegraph_token",
     "get_feed",
     "get_feed_by_url",
     "get_state",
@@ -191,6 +202,7 @@ __all__ = [
     "identity_candidates",
     "is_paused",
     "item_ids",
+    "keep_telegraph_token",
     "known_keys",
     "latest_items",
     "left_since",
@@ -228,6 +240,7 @@ __all__ = [
     "restore",
     "save_articles",
     "save_model_texts",
+    "save_telegraph_pages",
     "search_posts",
     "set_chat_active",
     "set_chat_rules",
@@ -249,6 +262,8 @@ __all__ = [
     "spend_model_calls",
     "stored_items",
     "subscribe",
+    "telegraph_pages",
+    "telegraph_token",
     "toggle_full_text",
     "toggle_mode",
     "told_about",

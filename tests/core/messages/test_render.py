@@ -208,6 +208,19 @@ def test_formats_title_summary_and_full() -> None:
     assert cut.endswith(f'<a href="{MEMBERSHIP.link}">Read on the site →</a>')
     assert telegram_length(cut) <= 4096
     assert_valid_telegram_html(cut)
+    # Issue 47: with the post's Telegraph page, the cut message links to it instead.
+    page = "https://telegra.ph/Corvid-Labs-12-04?a=1&b=2"
+    linked = render_change(Change(ChangeKind.NEW, long), info, form=Format.FULL, page=page)
+    assert linked.endswith(
+        '<a href="https://telegra.ph/Corvid-Labs-12-04?a=1&amp;b=2">'
+        "Read the whole post in Instant View →</a>"
+    )
+    assert "Read on the site" not in linked and telegram_length(linked) <= 4096
+    assert_valid_telegram_html(linked)
+    assert render_change(change, info, form=Format.FULL, page=page) == full  # it fits: no page
+    assert render_change(Change(ChangeKind.NEW, long), info, page=page) == render_change(
+        Change(ChangeKind.NEW, long), info
+    )  # a summary never links the page
 
 
 def test_a_post_of_the_last_day_shows_its_time_of_day_in_the_chat_s_zone() -> None:

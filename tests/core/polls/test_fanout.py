@@ -190,3 +190,22 @@ def test_settling_searches_the_title_and_the_text_of_each_post() -> None:
     fanout = route([titled, texted, new(2)], [reader], NOW, max_new=10)
     settled = fanout.settled(lambda r, c: "")
     assert keys(settled.routes[0].changes) == ["k0", "k1"]
+
+
+def test_telegraph_pages_are_for_posts_a_chat_gets_whole_as_a_message() -> None:
+    """Issue 47: a page only where a `full` message shows the post (now or after quiet hours),
+    never for a summary, a title, a digest's line or a flood's list."""
+    full = Reader(1, message_format=Format.FULL)
+    summary = Reader(2)
+    digest = Reader(3, message_format=Format.FULL, digest=True)
+    quiet = Reader(4, message_format=Format.FULL, quiet="11:00-13:00")
+    assert route([new(0), edit(5), new(1)], [full], NOW, max_new=10).full_reads() == ["k0", "k1"]
+    assert (
+        route([new(0)], [summary, Reader(5, message_format=Format.TITLE)], NOW, 10).full_reads()
+        == []
+    )
+    assert route([new(0)], [digest], NOW, max_new=10).full_reads() == []
+    assert route([new(0)], [quiet], NOW, max_new=10).full_reads() == ["k0"]
+    assert route([new(0), new(1), new(2)], [full], NOW, max_new=2).full_reads() == []
+    both = route([new(0)], [full, Reader(6, message_format=Format.FULL)], NOW, max_new=10)
+    assert both.full_reads() == ["k0"]

@@ -161,12 +161,8 @@ class Settings(BaseSettings):
 
     def secrets(self) -> list[str]:
         """Every configured secret, for the log filter: token, webhook secret, DB password."""
-        found = [
-            value.get_secret_value()
-            for value in (self.telegram_bot_token, self.webhook_secret, self.model_api_key)
-            + (self.telegraph_access_token,)
-            if value is not None
-        ]
+        keys = self.telegram_bot_token, self.webhook_secret, self.model_api_key
+        found = [v.get_secret_value() for v in (*keys, self.telegraph_access_token) if v]
         try:
             password = make_url(self.database_url).password
         except ArgumentError:

@@ -4,8 +4,8 @@ A `full` post longer than one message may be published as a Telegraph page; its 
 per post so an edit of the post edits the page. The account's token, when the bot creates one,
 is a row of `state`.
 
-Revision ID: 0034
-Revises: 0033
+Revision ID: 0035
+Revises: 0034
 Create Date: 2026-12-04
 """
 
@@ -16,8 +16,8 @@ import sqlmodel
 
 from alembic import op
 
-revision: str = "0034"
-down_revision: str | None = "0033"
+revision: str = "0035"
+down_revision: str | None = "0034"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

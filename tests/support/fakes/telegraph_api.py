@@ -89,6 +89,7 @@ class FakeTelegraph:
     def stop(self) -> None:
         if self.server:
             self.server.stop()
+            self.server = None
 
     @property
     def base_url(self) -> str:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
-from sqlalchemy import delete, func
+from sqlalchemy import bindparam, delete, func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.types import ParsedItem
-from bot.db.store.statements import columns
+from bot.db.store.statements import columns, run, table
 from bot.db.tables import Chat, Feed, Follow, Item, PostCheck, Subscription
 
 
@@ -185,29 +186,35 @@ def expire_follows(session: Session, *, now: datetime) -> int:
     return int(result.rowcount or 0)
 
 
+# Every poll with an edit asks (`followers`): built once (statements.py).
+_FOLLOW, _ITEM, _CHAT = table(Follow), table(Item), table(Chat)
+_FOLLOWERS = (
+    sa_select(
+        _FOLLOW.c.chat_id, _ITEM.c.key, _FOLLOW.c.thread_id, _CHAT.c.language, _CHAT.c.timezone
+    )
+    .select_from(
+        _FOLLOW.join(_ITEM, _ITEM.c.id == _FOLLOW.c.item_id).join(
+            _CHAT, _CHAT.c.id == _FOLLOW.c.chat_id, isouter=True
+        )
+    )
+    .where(
+        _ITEM.c.feed_id == bindparam("b_feed"),
+        _ITEM.c.key.in_(bindparam("b_keys", expanding=True)),
+        _FOLLOW.c.until > bindparam("b_now"),
+        _CHAT.c.active.is_not(False),
+        _CHAT.c.paused.is_not(True),
+    )
+    .order_by(_FOLLOW.c.id)
+)
+
+
 def followers(session: Session, *, feed_id: int, keys: list[str], now: datetime) -> list[Follower]:
     """Active chats following these posts of the feed (by key)."""
     if not keys:
         return []
-    rows = session.execute(
-        sa_select(
-            *columns(Follow, "chat_id"),
-            *columns(Item, "key"),
-            *columns(Follow, "thread_id"),
-            *columns(Chat, "language timezone"),
-        )
-        .join(Item, col(Item.id) == Follow.item_id)
-        .join(Chat, col(Chat.id) == Follow.chat_id, isouter=True)
-        .where(
-            col(Item.feed_id) == feed_id,
-            col(Item.key).in_(keys),
-            col(Follow.until) > now,
-            col(Chat.active).is_not(False),
-            col(Chat.paused).is_not(True),
-        )
-        .order_by(col(Follow.id))
-    ).all()
-    return [Follower(c, k, t, lang, zone or "UTC") for c, k, t, lang, zone in rows]
+    params = {"b_feed": feed_id, "b_keys": keys, "b_now": now}
+    rows: list[Any] = list(run(session, _FOLLOWERS, params))
+    return [Follower(r[0], r[1], r[2], r[3], r[4] or "UTC") for r in rows]
 
 
 def followed_pages(session: Session, *, now: datetime) -> list[Page]:

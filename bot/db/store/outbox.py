@@ -10,7 +10,6 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, insert, update
 from sqlalchemy import select as sa_select
-from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from bot.core.messages.article import Article as ArticleValue
@@ -191,6 +190,36 @@ def _utc(when: datetime | None) -> datetime | None:
     return when.astimezone(UTC).replace(tzinfo=None) if when and when.tzinfo else when
 
 
+# Who was told about a feed's posts (`told_about`), built once: every poll with an edit runs it.
+_ITEM = table(Item)
+_LISTED = _ITEM.alias("listed")
+_NOT_TOLD = (DeliveryStatus.FAILED, DeliveryStatus.CANCELLED)
+_POSTS = (
+    _ITEM.c.feed_id == bindparam("b_feed"),
+    _ITEM.c.key.in_(bindparam("b_keys", expanding=True)),
+)
+_TOLD_DIRECT = (
+    sa_select(_DELIVERY.c.chat_id, _ITEM.c.key)
+    .select_from(_DELIVERY.join(_ITEM, _ITEM.c.id == _DELIVERY.c.item_id))
+    .where(
+        *_POSTS,
+        _DELIVERY.c.kind.in_((MessageKind.NEW, MessageKind.LIST, MessageKind.DIGEST)),
+        _DELIVERY.c.status.not_in(_NOT_TOLD),
+    )
+)
+_TOLD_IN_A_LIST = (
+    sa_select(_DELIVERY.c.chat_id, _ITEM.c.key)
+    .select_from(
+        _DELIVERY.join(_LISTED, _LISTED.c.id == _DELIVERY.c.item_id).join(
+            _ITEM,
+            (_ITEM.c.feed_id == _LISTED.c.feed_id)
+            & (_ITEM.c.first_seen_at == _LISTED.c.first_seen_at),
+        )
+    )
+    .where(*_POSTS, _DELIVERY.c.kind == MessageKind.LIST, _DELIVERY.c.status.not_in(_NOT_TOLD))
+)
+
+
 def told_about(session: Session, *, feed_id: int, keys: Sequence[str]) -> set[tuple[int, str]]:
     """(chat, post key) for these posts of the feed and every chat that was told about them:
     sent (or about to be sent, or held for a digest) a message about the post, or the flood
@@ -199,36 +228,9 @@ def told_about(session: Session, *, feed_id: int, keys: Sequence[str]) -> set[tu
     that subscribed later never saw the text an edit's difference is against."""
     if not keys:
         return set()
-    told = (DeliveryStatus.FAILED, DeliveryStatus.CANCELLED)
-    about = (MessageKind.NEW, MessageKind.LIST, MessageKind.DIGEST)
-    direct = (
-        select(Delivery.chat_id, Item.key)
-        .join(Item, col(Item.id) == col(Delivery.item_id))
-        .where(
-            Item.feed_id == feed_id,
-            col(Item.key).in_(list(keys)),
-            col(Delivery.kind).in_(about),
-            col(Delivery.status).not_in(told),
-        )
-    )
-    listed = aliased(Item)
-    in_a_list = (
-        select(Delivery.chat_id, Item.key)
-        .join(listed, col(listed.id) == col(Delivery.item_id))
-        .join(
-            Item,
-            (col(Item.feed_id) == col(listed.feed_id))
-            & (col(Item.first_seen_at) == col(listed.first_seen_at)),
-        )
-        .where(
-            Item.feed_id == feed_id,
-            col(Item.key).in_(list(keys)),
-            Delivery.kind == MessageKind.LIST,
-            col(Delivery.status).not_in(told),
-        )
-    )
-    found = set(session.exec(direct).all()) | set(session.exec(in_a_list).all())
-    return {(int(chat), str(key)) for chat, key in found}
+    params = {"b_feed": feed_id, "b_keys": list(keys)}
+    found = [*run(session, _TOLD_DIRECT, params), *run(session, _TOLD_IN_A_LIST, params)]
+    return {(int(row[0]), str(row[1])) for row in found}
 
 
 def original_message_id(session: Session, *, chat_id: int, item_id: int) -> int | None:

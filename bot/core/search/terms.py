@@ -65,19 +65,23 @@ def runs(text: str) -> Iterator[tuple[Kind, str]]:
     """Folded runs of letters and digits, each split into CJK and other runs, gaps left out.
     Regular expressions over the folded text, not a loop over characters: a post's 1,500
     characters are indexed on every new version, and every stored post by the migration."""
-    for found in _ALNUM.finditer(fold_text(text)):
-        run = found.group()
+    for run in _ALNUM.findall(fold_text(text)):
         if run.isascii():
             yield Kind.WORD, run
-            continue
-        at = 0
-        for cjk in _CJK_RUN.finditer(run):
-            if cjk.start() > at:
-                yield Kind.WORD, run[at : cjk.start()]
-            yield Kind.CJK, cjk.group()
-            at = cjk.end()
-        if at < len(run):
-            yield Kind.WORD, run[at:]
+        else:
+            yield from _split(run)
+
+
+def _split(run: str) -> Iterator[tuple[Kind, str]]:
+    """A run of letters and digits with some outside ASCII, as its CJK and other runs."""
+    at = 0
+    for cjk in _CJK_RUN.finditer(run):
+        if cjk.start() > at:
+            yield Kind.WORD, run[at : cjk.start()]
+        yield Kind.CJK, cjk.group()
+        at = cjk.end()
+    if at < len(run):
+        yield Kind.WORD, run[at:]
 
 
 def pairs(run: str) -> list[str]:
@@ -86,13 +90,23 @@ def pairs(run: str) -> list[str]:
 
 
 def tokens(text: str) -> list[str]:
-    """The terms of `text`, in order, as the index stores them."""
+    """The terms of `text`, in order, as the index stores them. Every new or edited post's
+    version is indexed during its poll: an ASCII text (most) is its words, with no per-word
+    step but the length cap."""
+    folded = fold_text(text)
+    words = _ALNUM.findall(folded)
+    if folded.isascii():
+        return [word[:MAX_TOKEN] for word in words]
     out: list[str] = []
-    for run_kind, run in runs(text):
-        if run_kind is Kind.CJK:
-            out.extend(pairs(run))
-        else:
-            out.append(run[:MAX_TOKEN])
+    for word in words:
+        if word.isascii():
+            out.append(word[:MAX_TOKEN])
+            continue
+        for run_kind, run in _split(word):
+            if run_kind is Kind.CJK:
+                out.extend(pairs(run))
+            else:
+                out.append(run[:MAX_TOKEN])
     return out
 
 

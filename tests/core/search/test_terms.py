@@ -10,10 +10,12 @@ from bot.core.search.snippet import has
 from bot.core.search.terms import (
     MAX_TERMS,
     MAX_TOKEN,
+    Kind,
     index_text,
     is_cjk,
     pairs,
     query_tokens,
+    runs,
     tokens,
 )
 
@@ -120,3 +122,21 @@ def test_tokens_are_letters_and_digits_only(text: str) -> None:
     """Nothing a feed or a chat writes becomes FTS5 or tsquery syntax."""
     for token in tokens(text) + list(query_tokens(text)[0]):
         assert token and token.isalnum() and len(token) <= MAX_TOKEN
+
+
+def _tokens_by_runs(text: str) -> list[str]:
+    """What `tokens` gives, the plain way: every run, CJK ones as pairs."""
+    out: list[str] = []
+    for run_kind, run in runs(text):
+        out.extend(pairs(run) if run_kind is Kind.CJK else [run[:MAX_TOKEN]])
+    return out
+
+
+MIXED = st.text(st.sampled_from("ab Z9_-.价格モデルéÉßＡ½\u0301한x" + "y" * 10), max_size=120)
+
+
+@given(st.one_of(st.text(max_size=80), MIXED))
+def test_tokens_is_its_runs_whatever_the_script(text: str) -> None:
+    """The ASCII fast path (a whole text, or one word) gives exactly what the runs give."""
+    assert tokens(text) == _tokens_by_runs(text)
+    assert tokens(text * 7) == _tokens_by_runs(text * 7)  # long runs: the length cap

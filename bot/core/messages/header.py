@@ -72,9 +72,11 @@ def shown_author(author: str | None, feed_title: str, title: str = "") -> str | 
     name = " ".join(name.split()).strip(" ,;·-")
     if name.startswith("(") and name.endswith(")") and name.count("(") == 1:
         name = name[1:-1].strip()  # "(Ana Ruiz)" left by the address before it
-    folded = _fold(name)
-    if not folded or folded in (_fold(feed_title), _fold(title)):
+    folded, feed = _fold(name), _fold(feed_title)
+    if not folded or folded in (feed, _fold(title)):
         return None
+    if feed and folded.startswith(feed + " "):
+        return None  # "Blog Name-Independent journalism": the feed's name with its motto
     return name
 
 

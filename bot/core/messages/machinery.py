@@ -145,14 +145,20 @@ def substantive(blocks: Sequence[Block], title: str = "") -> list[Block]:
     writes:" the paragraph starts at the first sentence about the title."""
     out: list[Block] = []
     sponsors = False  # inside the list a sponsors' line introduced
+    shift = 0  # items renumbered after a skipped first one
     for index, block in enumerate(blocks):
         if block.kind == "li" and sponsors:
             continue
+        if block.kind != "li":
+            shift = 0
+        elif shift and block.number is not None:
+            block = Block("li", block.runs, block.number - shift)
         sponsors = bool(_SPONSORS_INTRO.match(unicodedata.normalize("NFKC", block.text).strip()))
         if idle(block):
             continue
         if block.kind == "li" and not out and index < 2 and repeats_title(block.text, title):
-            continue  # a news cluster's first headline is the title again
+            shift = 1  # a news cluster's first headline is the title again: 2. reads 1.
+            continue
         if block.kind not in ("p", "quote") or index >= SENTENCE_BLOCKS:
             out.append(block)
             continue

@@ -26,6 +26,9 @@ _END = re.compile(rf"[.!?…]+[{re.escape(CLOSERS)}]*(?=\s|$)|[{CJK_ENDS}][{re.e
 _LOW_WIDE = "".join(chr(c) for c in range(0x1100) if unicodedata.east_asian_width(chr(c)) in "WF")
 _MAYBE_WIDE = re.compile(f"[{re.escape(_LOW_WIDE)}\u1100-\U0010ffff]")
 _WORD_BEFORE = re.compile(r"([\w.]+)\.$")
+# An initial ("J. Smith") stands alone: after a space, an opening mark or nothing. A letter
+# glued to a symbol ("⌘P.", "Ctrl+P.") is a key or a name's end, and its stop ends a sentence.
+_INITIAL_BEFORE = re.compile(r"(?:(?<=^)|(?<=[\s(\[\"'“‘]))")
 
 
 def columns(text: str) -> int:
@@ -46,7 +49,9 @@ def sentence_ends(text: str) -> list[int]:
             following = text[end:].lstrip()
             if word is not None:
                 name = word.group(1).lower()
-                if name in _ABBREVIATIONS or (len(name) == 1 and name.isalpha()):
+                if name in _ABBREVIATIONS or (
+                    len(name) == 1 and name.isalpha() and _INITIAL_BEFORE.match(head, word.start())
+                ):
                     continue
             if following[:1].islower() or (
                 following[:1].isdigit()

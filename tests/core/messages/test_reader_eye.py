@@ -17,9 +17,11 @@ from bot.core.messages.header import (
     OWN_MESSAGE_NAME_CHARS,
     SENTENCE_NAME_CHARS,
     post_name,
+    shown_author,
 )
 from bot.core.messages.machinery import repeats_title
 from bot.core.messages.render import render_change
+from bot.core.messages.sentences import sentence_ends
 from bot.core.messages.summary import summarize
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
 from tests.support.telegram_html import assert_valid_telegram_html
@@ -217,3 +219,30 @@ def test_a_one_sentence_note_is_named_whole_in_its_own_message() -> None:
     assert post_name("", sentence, sentence=OWN_MESSAGE_NAME_CHARS) == sentence
     shown = visible(message(item("", f"<p>{sentence}</p>")))
     assert shown.count("rumours about a car") == 1
+
+
+def test_a_cluster_without_its_first_headline_is_numbered_from_one() -> None:
+    title = "Harbour bridge reopens after repairs - Daily Tide"
+    body = (
+        "<ol><li>Harbour bridge reopens after repairs Daily Tide</li>"
+        "<li>Traffic flows again over the harbour</li><li>Ferries keep their timetable</li>"
+        "</ol><p>More coverage.</p><ol><li>First of another list</li></ol>"
+    )
+    shown = visible(summarize(body, title=title))
+    assert shown.startswith(
+        "1. Traffic flows again over the harbour\n2. Ferries keep their timetable"
+    )
+    assert "1. First of another list" in shown
+
+
+def test_a_letter_glued_to_a_symbol_ends_a_sentence_an_initial_does_not() -> None:
+    text = "Press ⌘P. Then it prints. J. Ruiz agreed. (A. Ruiz) too. Ctrl+P. Done."
+    ends = [text[:end].rsplit(" ", 1)[-1] for end in sentence_ends(text)]
+    assert ends == ["⌘P.", "prints.", "agreed.", "too.", "Ctrl+P.", "Done."]
+    assert sentence_ends("A. Ruiz wrote it.") == [17]
+
+
+def test_an_author_that_is_the_feed_s_name_with_a_motto_is_left_out() -> None:
+    assert shown_author("Harbour Lines-Independent news from the coast", "Harbour Lines") is None
+    assert shown_author("Harbour Linesman", "Harbour Lines") == "Harbour Linesman"
+    assert shown_author("Ana Ruiz", "") == "Ana Ruiz"

@@ -87,12 +87,13 @@ def shown_categories(
     or tags that repeat the title, the feed's name or the author."""
     repeated = {_fold(feed_title), _fold(author or "")}
     title_words = f" {_fold(title)} "
+    feed_words = f" {_fold(feed_title)} "  # "Changelog" on every post of "Windsurf Changelog"
     out: list[str] = []
     for category in categories:
         folded = _fold(category)
         if not folded or folded in _GENERIC or folded in repeated:
             continue
-        if category.count(",") >= 2 or f" {folded} " in title_words:
+        if category.count(",") >= 2 or f" {folded} " in title_words + feed_words:
             continue
         if folded not in (_fold(c) for c in out):
             out.append(category.strip())

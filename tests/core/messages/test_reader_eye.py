@@ -18,6 +18,7 @@ from bot.core.messages.header import (
     SENTENCE_NAME_CHARS,
     post_name,
     shown_author,
+    shown_categories,
 )
 from bot.core.messages.machinery import repeats_title
 from bot.core.messages.render import render_change
@@ -246,3 +247,9 @@ def test_an_author_that_is_the_feed_s_name_with_a_motto_is_left_out() -> None:
     assert shown_author("Harbour Lines-Independent news from the coast", "Harbour Lines") is None
     assert shown_author("Harbour Linesman", "Harbour Lines") == "Harbour Linesman"
     assert shown_author("Ana Ruiz", "") == "Ana Ruiz"
+
+
+def test_a_category_that_is_a_word_of_the_feed_s_name_is_left_out() -> None:
+    shown = shown_categories(["Changelog", "Editor"], "Kestrel 2.3", "Kestrel Changelog")
+    assert shown == ["Editor"]
+    assert shown_categories(["Log"], "Kestrel 2.3", "Kestrel Changelog") == ["Log"]

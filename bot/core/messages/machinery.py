@@ -95,7 +95,7 @@ _SHORT = 3  # words shorter than this do not tell a title's words apart
 _FUNCTION_WORDS = frozenset(
     {"the", "and", "for", "you", "your", "can", "how", "what", "why", "this", "that", "these",
      "those", "with", "from", "our", "its", "has", "have", "had", "are", "was", "were", "will",
-     "here", "there", "now", "just", "all", "about", "into", "onto", "out", "not", "but"}
+     "here", "there", "now", "just"}
 )  # fmt: skip
 
 

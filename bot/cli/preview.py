@@ -97,6 +97,10 @@ async def preview(
         parsed = await asyncio.to_thread(parse_feed, body, headers, url)
     except NotAFeed as exc:
         raise PreviewError(f"{source} is {exc}") from None
+    if not url and parsed.link and any(item.link is None for item in parsed.items):
+        # A saved file has no address: its relative entry links resolve against the site's
+        # own link, as a poll resolves them against the address it fetched
+        parsed = await asyncio.to_thread(parse_feed, body, headers, parsed.link)
     info = FeedInfo(slug="preview", title=parsed.title)
     newest = sorted(
         parsed.items,

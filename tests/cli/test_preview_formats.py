@@ -63,3 +63,17 @@ def test_the_formats_and_languages_differ_as_a_chat_would_see(
     assert spanish != outputs["summary"]  # the date is the chat's language's
     with pytest.raises(SystemExit):
         main(["preview", str(path), "--format", "long"])
+
+
+def test_a_saved_feed_with_relative_entry_links_previews_working_links(
+    tmp_path: Path, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "feed.xml"
+    path.write_text(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Flaneur</title>'
+        "<link>https://flaneur.example/</link><item><title>Brass</title>"
+        "<link>/post/brass/</link><description>&lt;p&gt;We walked.&lt;/p&gt;</description>"
+        "<pubDate>Wed, 07 Jun 2026 10:00:00 +0000</pubDate></item></channel></rss>"
+    )
+    assert main(["preview", str(path), "--html"]) == 0
+    assert '<a href="https://flaneur.example/post/brass/">Brass</a>' in capsys.readouterr().out

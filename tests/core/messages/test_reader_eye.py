@@ -253,3 +253,10 @@ def test_a_category_that_is_a_word_of_the_feed_s_name_is_left_out() -> None:
     shown = shown_categories(["Changelog", "Editor"], "Kestrel 2.3", "Kestrel Changelog")
     assert shown == ["Editor"]
     assert shown_categories(["Log"], "Kestrel 2.3", "Kestrel Changelog") == ["Log"]
+
+
+def test_first_words_that_fit_are_the_whole_name_whatever_the_sentence_limit() -> None:
+    exact = "w" * (NAME_CHARS - 1) + "."
+    assert post_name("", exact, sentence=10) == exact
+    longer = exact + "w"
+    assert post_name("", longer, sentence=10) == "w" * (NAME_CHARS - 1) + "…"

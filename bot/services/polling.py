@@ -37,6 +37,7 @@ from bot.runtime import metrics
 from bot.runtime.clock import Clock, utcnow
 from bot.runtime.config import Settings
 from bot.services.enrich import Enricher
+from bot.services.indexing import SearchIndexer
 from bot.services.poll_result import (
     Decided,
     Extras,
@@ -100,6 +101,7 @@ class Poller:
         self.owner = owner
         self._full_said = False  # a full disk is said once per cycle, not once per feed
         self.enricher = Enricher(engine, fetcher, settings, clock)
+        self.indexer = SearchIndexer(engine)  # search rows of committed polls (SQLite)
         # Followed posts' pages and withdrawal checks, after the polls (`watch.py`).
         self.watch = PostWatch(engine, self.enricher.full_text.pages, settings, clock)
 
@@ -142,7 +144,7 @@ class Poller:
             return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
         quiet: list[QuietPoll] = []
         outcome = await self._poll(found[0], quiet, dry_run=dry_run)
-        if not dry_run and quiet:
+        if not dry_run:
             await asyncio.to_thread(self.record_quiet, quiet)
         return outcome
 
@@ -202,8 +204,11 @@ class Poller:
         await self.enricher.settle()
 
     def record_quiet(self, quiet: list[QuietPoll], *, caught_up: bool = False) -> None:
-        """Quiet polls in one transaction; `caught_up`: nothing is overdue (for `health`)."""
-        record_quiet(self.engine, quiet, self.clock(), cycle_finished=caught_up)
+        """Quiet polls in one transaction; `caught_up`: nothing is overdue (for `health`).
+        Then the search rows of the polls committed since the last time (`indexing.py`)."""
+        if quiet or caught_up:
+            record_quiet(self.engine, quiet, self.clock(), cycle_finished=caught_up)
+        self.indexer.flush()
 
     async def _changed(
         self, feed_id: int, result: FetchResult | str, raw: RawFeed | NotAFeed | None, *,
@@ -258,7 +263,10 @@ def finish_changed(poller: Poller, decided: Decided, extras: Extras, dry_run: bo
     if dry_run:
         return outcome_of(rendered.plan)
     with transaction(poller.engine) as session:
-        return write_poll(session, rendered, poller.settings)
+        later = poller.indexer.defer(session)
+        outcome = write_poll(session, rendered, poller.settings)
+    poller.indexer.add(later)
+    return outcome
 
 
 async def read_body(

@@ -191,8 +191,9 @@ class Scheduler:
 
     async def flush(self, *, now: bool = True) -> None:
         """Write the quiet polls gathered so far in one transaction; with `now=False` only
-        once a tick has passed or a capacity's worth is waiting (fewer, larger writes)."""
-        if not self._quiet:
+        once a tick has passed or a capacity's worth is waiting (fewer, larger writes). The
+        search rows of the polls committed meanwhile go with them (`indexing.py`)."""
+        if not self._quiet and not self.poller.indexer.pending:
             return
         waited = time.monotonic() - self._flushed_at
         if not now and waited < self.tick and len(self._quiet) < self.capacity:
@@ -209,7 +210,7 @@ class Scheduler:
                 task.cancel()
         if self._in_flight:
             await asyncio.gather(*self._in_flight, return_exceptions=True)
-        if self._quiet:
+        if self._quiet or self.poller.indexer.pending:
             batch, self._quiet = self._quiet, []
             try:  # on a stop this runs while cancelled: a plain call, not a thread
                 self.poller.record_quiet(batch)

@@ -120,7 +120,7 @@ from bot.db.store.outbox import (
     told_about,
 )
 from bot.db.store.polls import ModelKeys, read_poll, shown_items, write_poll
-from bot.db.store.search import record_versions, search_posts
+from bot.db.store.search import DEFERRED, index_versions, record_versions, search_posts
 from bot.db.store.state import get_state, set_state
 from bot.db.store.subscriptions import (
     DigestSubscription,
@@ -153,6 +153,7 @@ from bot.db.store.telegraph import (
 )
 
 __all__ = [
+    "DEFERRED",
     "DigestSubscription",
     "FeedListing",
     "FeedName",
@@ -200,6 +201,7 @@ __all__ = [
     "held_for",
     "hold_delivery",
     "identity_candidates",
+    "index_versions",
     "is_paused",
     "item_ids",
     "keep_telegraph_token",

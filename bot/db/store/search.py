@@ -6,12 +6,18 @@ first version and one more per edit (at most `MAX_VERSIONS` kept). A silent rewr
 absorbed change: a counter, typography, a return to a version seen recently) adds a "silent"
 version after the first or an edit's, and replaces it when it is the newest: what a chat could
 have read stays findable, and a ticking counter cannot grow the table.
+
+On SQLite a poll's write can leave its versions' FTS5 rows for after its commit
+(`DEFERRED` in the session's `info`, the poller's `SearchIndexer`): tokenising and FTS5's
+own writes then run outside the write lock, once for a batch of polls. A version without
+its row has no `search_key`, so `index_versions()` with no ids finds every one a crash left
+behind (a process's first index pass does that).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -38,6 +44,7 @@ from bot.core.search.terms import index_text
 from bot.db.store.statements import run, table
 from bot.db.tables import Feed, Item, ItemVersion
 
+DEFERRED = "feedwatch_search_later"  # session.info: ids of versions to index after commit
 MAX_VERSIONS = 10  # per post; older ones are forgotten when an edit adds one
 MAX_RESULTS = 10
 _VERSIONED = (WriteKind.INSERT, WriteKind.EDIT, WriteKind.REWRITE)
@@ -70,6 +77,11 @@ _SET_VERSION_PG = _SET_VERSION.values(terms=func.to_tsvector(_SIMPLE, bindparam(
 _FTS_ADD = insert(_SEARCH)
 _FTS_GONE = delete(_SEARCH).where(_SEARCH.c.rowid == bindparam("b_key"))
 _SET_KEY = update(_V).where(_V.c.id == bindparam("b_id")).values(search_key=bindparam("b_key"))
+_UNKEY = update(_V).where(_V.c.id == bindparam("b_id")).values(search_key=None)
+_UNINDEXED = select(_V.c.id, _V.c.item_id, _V.c.feed_id, _V.c.posted, _V.c.title, _V.c.text).where(
+    _V.c.search_key.is_(None)
+)
+_UNINDEXED_OF = _UNINDEXED.where(_V.c.id.in_(bindparam("b_ids", expanding=True)))
 _KEEP = (
     select(_V.c.id)
     .where(_V.c.item_id == bindparam("b_item"))
@@ -101,6 +113,8 @@ def record_versions(
 ) -> None:
     """The versions a poll's item writes make (`ids`: the written items' row ids by key)."""
     sqlite = _sqlite(session)
+    later: list[int] | None = session.info.get(DEFERRED) if sqlite else None
+    terms = later is None  # the words are needed now (PostgreSQL, or SQLite indexing now)
     added: list[dict[str, Any]] = []
     grown: list[int] = []  # posts with one version more: trimmed to MAX_VERSIONS
     rewrites: dict[int, ItemWrite] = {}
@@ -111,7 +125,7 @@ def record_versions(
         if write.kind is WriteKind.REWRITE:
             rewrites[item_id] = write
             continue
-        added.append(_row(write, item_id, feed_id, now))
+        added.append(_row(write, item_id, feed_id, now, terms=terms))
         if write.kind is WriteKind.EDIT:
             grown.append(item_id)
     if rewrites:
@@ -120,7 +134,7 @@ def record_versions(
             row[0]: tuple(row[1:]) for row in run(session, _NEWEST, params)
         }
         for item_id, write in rewrites.items():
-            values = _row(write, item_id, feed_id, now, silent=True)
+            values = _row(write, item_id, feed_id, now, silent=True, terms=terms)
             if item_id not in newest:  # a post stored before its versions were: its first
                 added.append(values)
                 continue
@@ -135,15 +149,25 @@ def record_versions(
             run(session, _SET_VERSION if sqlite else _SET_VERSION_PG, values)
             if sqlite:
                 run(session, _FTS_GONE, {"b_key": key})
-                _index(session, [(version_id, values)])
+                if later is None:
+                    _index(session, [(version_id, values)])
+                else:
+                    run(session, _UNKEY, {"b_id": version_id})
+                    later.append(version_id)
     if added:
-        _add(session, added, sqlite)
+        _add(session, added, sqlite, later)
     for item_id in grown:
         run(session, _TRIM, {"b_item": item_id})
 
 
 def _row(
-    write: ItemWrite, item_id: int, feed_id: int, now: datetime, *, silent: bool = False
+    write: ItemWrite,
+    item_id: int,
+    feed_id: int,
+    now: datetime,
+    *,
+    silent: bool = False,
+    terms: bool = True,
 ) -> dict[str, Any]:
     item = write.item
     return {
@@ -154,7 +178,7 @@ def _row(
         "b_text": item.text,
         "b_at": now,
         "b_posted": item.published or now,
-        "b_terms": index_text(item.title, item.text),
+        "b_terms": index_text(item.title, item.text) if terms else None,
     }
 
 
@@ -178,10 +202,46 @@ def _insert(sqlite: bool) -> Executable:
 _INSERT = {True: _insert(True), False: _insert(False)}
 
 
-def _add(session: Session, rows: list[dict[str, Any]], sqlite: bool) -> None:
+def _add(
+    session: Session, rows: list[dict[str, Any]], sqlite: bool, later: list[int] | None
+) -> None:
     version_ids = [row[0] for row in run(session, _INSERT[sqlite], rows)]
-    if sqlite:
+    if later is not None:
+        later.extend(version_ids)
+    elif sqlite:
         _index(session, list(zip(version_ids, rows, strict=True)))
+
+
+def index_versions(session: Session, ids: Sequence[int] | None = None) -> int:
+    """SQLite: the FTS5 rows of versions written without them (`DEFERRED`): of `ids`, or of
+    every such version (`None`: what a crash between a poll's commit and its indexing left).
+    A version trimmed or rewritten meanwhile is skipped or indexed as it now reads. Returns
+    how many were indexed; PostgreSQL writes its terms with the version: 0."""
+    if not _sqlite(session) or (ids is not None and not ids):
+        return 0
+    rows: list[Any] = []
+    if ids is None:
+        rows = list(run(session, _UNINDEXED))
+    else:
+        wanted = sorted(set(ids))
+        for start in range(0, len(wanted), 500):
+            rows += run(session, _UNINDEXED_OF, {"b_ids": wanted[start : start + 500]})
+    versions = [
+        (
+            row[0],
+            {"b_item": row[1], "b_feed": row[2], "b_posted": _aware(row[3])}
+            | {"b_terms": index_text(row[4], row[5])},
+        )
+        for row in rows
+    ]
+    if versions:
+        _index(session, versions)
+    return len(versions)
+
+
+def _aware(posted: datetime) -> datetime:
+    """SQLite hands back naive UTC times; the FTS5 row numbers count from UTC."""
+    return posted if posted.tzinfo else posted.replace(tzinfo=UTC)
 
 
 def _index(session: Session, versions: list[tuple[int, dict[str, Any]]]) -> None:

@@ -33,6 +33,7 @@ Chats and feeds:
 - `chats`: a chat's own settings
 - `follows`: following one post's changes (follow, stop, list)
 - `search`: /search, a chat's posts found by any version of their text
+- `indexing`: the search rows of committed polls, written a batch at a time (SQLite)
 
 Shared:
 - `run`: the one way the async layers reach the database (a thread, a transaction)

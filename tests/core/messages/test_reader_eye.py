@@ -23,7 +23,7 @@ from bot.core.messages.header import (
 from bot.core.messages.machinery import repeats_title
 from bot.core.messages.render import render_change
 from bot.core.messages.sentences import sentence_ends
-from bot.core.messages.summary import summarize
+from bot.core.messages.summary import HEADING_COLUMNS, summarize
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
 from tests.support.telegram_html import assert_valid_telegram_html
 
@@ -260,3 +260,27 @@ def test_first_words_that_fit_are_the_whole_name_whatever_the_sentence_limit() -
     assert post_name("", exact, sentence=10) == exact
     longer = exact + "w"
     assert post_name("", longer, sentence=10) == "w" * (NAME_CHARS - 1) + "…"
+
+
+def test_a_first_sentence_of_exactly_the_limit_names_the_post_whole() -> None:
+    sentence = "w" * (SENTENCE_NAME_CHARS - 1) + "!"
+    assert post_name("", f"{sentence} More words follow here.") == sentence
+
+
+def test_defaults_compare_with_nothing() -> None:
+    assert shown_author("Xxxx", "Blog") == "Xxxx"
+    assert shown_categories(["Xxxx"]) == ["Xxxx"]
+
+
+def test_a_heading_line_of_exactly_the_heading_width_is_not_last() -> None:
+    heading = "H" * HEADING_COLUMNS
+    body = (
+        f"<div>The client library needs Java 11 or later.<br><br>{heading}<br>"
+        "The main reasons are:<ul><li>"
+        + "Old runtimes are hard to patch. " * 12
+        + "</li></ul></div>"
+    )
+    shown = visible(summarize(body, title="Java 11", rows=6))
+    assert shown == "The client library needs Java 11 or later."
+    longer = body.replace(heading, heading + "H")
+    assert visible(summarize(longer, title="Java 11", rows=6)).endswith(heading + "H")

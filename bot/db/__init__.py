@@ -1,6 +1,7 @@
 """Database edge: SQLModel tables, the engine, and store functions that never commit.
 
 - `tables`: the SQLModel tables (Alembic migrations own the schema)
+- `chat_tables`: what a chat was told and taught (stories, tuning), re-exported by `tables`
 - `engine`: engine and session factory
 - `migrate`: Alembic run from code
 - `reserve`: a full disk recognised, with space kept for the writes that free it

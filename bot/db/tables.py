@@ -222,6 +222,11 @@ class Chat(SQLModel, table=True):
     rules: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     # A private chat managing a channel (/channel): its commands apply to that channel.
     managing: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    # /duplicates fold|show: a story already sent from another feed gains "Also in" (fold) or
+    # comes as a quiet reply to it (show) (core/polls/duplicates.py).
+    duplicates: str = Field(
+        default="fold", max_length=8, sa_column_kwargs={"server_default": "fold"}
+    )
     created_at: datetime = Field(default_factory=utcnow)
     lease_until: datetime | None = Field(default=None, description="a worker is delivering here")
     lease_owner: str | None = Field(default=None, max_length=128)
@@ -272,6 +277,8 @@ class Subscription(SQLModel, table=True):
     # When the chat left the feed (None: subscribed). A left row routes nothing and counts for
     # nothing; it keeps the chat's settings for a return (core/rules/leaving.py).
     left_at: datetime | None = None
+    # 👎 → "Mute FEED for a day": nothing of the feed reaches the chat until then.
+    muted_until: datetime | None = None
 
 
 class Delivery(SQLModel, table=True):
@@ -370,3 +377,8 @@ class ModelBudget(SQLModel, table=True):
     hour: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
     used: int = 0
     refused: int = 0
+
+
+# What a chat was told and taught (issue 46): in their own module, under this naming convention.
+from bot.db.chat_tables import Story as Story  # noqa: E402
+from bot.db.chat_tables import Tuning as Tuning  # noqa: E402

@@ -22,6 +22,7 @@ Delivery:
 - `marks`: "sent" marks written together
 - `retries`: when a failed message is tried again
 - `messenger`: what delivery needs from a chat service, as plain values
+- `stories`: one story, one message: a post repeating one sent from another feed folded
 - `digests`: held messages turned into digests when a period ends
 - `quiet`: what quiet hours held, released when the window ends
 
@@ -32,6 +33,7 @@ Chats and feeds:
 - `leaving`: Undo after leaving a feed; left subscriptions forgotten after a while
 - `chats`: a chat's own settings
 - `follows`: following one post's changes (follow, stop, list)
+- `tuning`: reactions that tune: weights, a feed muted for a day, a 👎's offers
 - `search`: /search, a chat's posts found by any version of their text
 - `indexing`: the search rows of committed polls, written a batch at a time (SQLite)
 

@@ -79,6 +79,13 @@ class Chats:
 
         return await run.write(self.engine, work)
 
+    async def duplicates(self, chat_id: int) -> str:
+        """/duplicates: fold (the first message names the other feeds) or show (quiet reply)."""
+        return await run.read(self.engine, lambda s: store.chat_duplicates(s, chat_id=chat_id))
+
+    async def set_duplicates(self, chat_id: int, mode: str) -> None:
+        await run.write(self.engine, lambda s: store.set_duplicates(s, chat_id=chat_id, mode=mode))
+
     async def set_translate(self, chat_id: int, *, on: bool) -> None:
         await run.write(self.engine, lambda s: store.set_translate(s, chat_id=chat_id, on=on))
 

@@ -33,13 +33,14 @@ from bot.core.messages.render import to_plain
 from bot.core.types import MessageKind
 from bot.db import store
 from bot.db.engine import transaction
-from bot.db.store import Queued
+from bot.db.store import NewStory, Queued
 from bot.runtime import metrics
 from bot.runtime.clock import Clock, utcnow
 from bot.services import run
 from bot.services.marks import SentMarks
 from bot.services.messenger import Messenger, Outgoing, Reply
 from bot.services.retries import Retries
+from bot.services.stories import SEND, Stories
 
 log = logging.getLogger(__name__)
 MAX_RETRY_AFTER = 3600.0
@@ -137,17 +138,16 @@ class Deliverer:
                     half.set()
 
         try:
+            await self.sender.stories.prime(claimed)  # its own read, after the claim
             counts = await asyncio.gather(*(drain(c, q) for c, q in claimed.items()))
         finally:
             half.set()
             for chat_id in claimed:
                 self._lease_ends.pop(chat_id, None)
-            await self._release(list(claimed))
+            self.sender.stories.done(list(claimed))
+            release = functools.partial(store.release_chats, chat_ids=list(claimed))
+            await run.write(self.engine, functools.partial(release, owner=self.owner))
         return sum(counts)
-
-    async def _release(self, chat_ids: list[int]) -> None:
-        release = functools.partial(store.release_chats, chat_ids=chat_ids, owner=self.owner)
-        await run.write(self.engine, release)
 
     def _claim(self, held: frozenset[int] = frozenset()) -> dict[int, list[Queued]]:
         """Lease a batch of chats with due messages (other workers skip them until released)
@@ -168,18 +168,19 @@ class Deliverer:
         return {chat_id: queues.get(chat_id, []) for chat_id in claimed}
 
     async def _hold_lease(self, chat_id: int) -> bool:
-        """Renew the chat's lease when half of it is used up; False if another worker took it."""
+        """Renew the chat's lease when half used, and every such lease of this worker's batches
+        (chats waiting at the gate keep theirs); False if another worker took the chat's."""
         now = self.clock()
         if now + self.lease / 2 < self._lease_ends.get(chat_id, now):
             return True
         until = now + self.lease
-        renew = functools.partial(store.renew_chat, chat_id=chat_id, owner=self.owner)
+        due = {chat_id, *(c for c, end in self._lease_ends.items() if now + self.lease / 2 >= end)}
+        renew = functools.partial(store.renew_chats, chat_ids=due, owner=self.owner)
         kept = await run.write(self.engine, lambda s: renew(s, lease_until=until))
-        if kept:
-            self._lease_ends[chat_id] = until
-        else:
+        self._lease_ends.update({c: until for c in kept if c in self._lease_ends})
+        if chat_id not in kept:
             log.warning("chat %s: delivery lease lost; leaving it to another worker", chat_id)
-        return kept
+        return chat_id in kept
 
     async def _drain_chat(self, chat_id: int, queue: list[Queued]) -> int:
         """Send the chat's messages in order; stop at the first that must wait."""
@@ -244,11 +245,19 @@ class Sender:
         self.unmarked: dict[int, int | None] = {}
         self.sending = 0  # messages awaiting Telegram's answer
         self.marks = SentMarks(engine, sending=lambda: self.sending)  # one transaction for many
+        self.stories = Stories(engine, messenger, clock)  # one story, one message
 
     async def send(self, delivery: Queued, *, plain: bool = False) -> Sent:
         """One attempt at one message."""
         assert delivery.id is not None
         reply_to = await self._original(delivery)
+        silent, story = delivery.silent, SEND
+        if not plain:
+            story = await self.stories.decide(delivery)
+            if story.folded is not None:  # the chat's message about it now names this feed
+                return await self.record_sent(delivery, story.folded)
+            if story.reply_to is not None:
+                reply_to, silent = story.reply_to, True
         self.sending += 1
         try:
             answer = await self.messenger.send(
@@ -259,7 +268,7 @@ class Sender:
                     preview=delivery.preview,
                     image_url=delivery.image_url,
                     thread_id=delivery.thread_id,
-                    silent=delivery.silent,
+                    silent=silent,
                     reply_to=reply_to,
                     follow=_follow_button(delivery),
                     media=None if plain else decode(delivery.media),
@@ -295,7 +304,7 @@ class Sender:
             log.warning(
                 "delivery %s: HTML refused (%s); resending as text", delivery.id, answer.error
             )
-            return await self.send(delivery, plain=True)
+            return await self.send(delivery, plain=True)  # its story is recorded then
         if reply in (Reply.ENTITIES, Reply.REFUSED):
             log.warning(
                 "delivery %s to chat %s failed: %s", delivery.id, delivery.chat_id, answer.error
@@ -309,7 +318,8 @@ class Sender:
         if reply is not Reply.ACCEPTED:  # unreachable
             return await self._network_failure(delivery, answer.error)
         self.retries.accepted(delivery.id)
-        return await self.record_sent(delivery, answer.message_id)
+        self.stories.sent(delivery, answer.message_id, story.new)
+        return await self.record_sent(delivery, answer.message_id, story.new)
 
     async def _network_failure(self, delivery: Queued, error: str) -> Sent:
         """Telegram or the network failed: `Retries` says when again and whether it counts."""
@@ -338,13 +348,15 @@ class Sender:
         )
         return found
 
-    async def record_sent(self, delivery: Queued, message_id: int | None = None) -> Sent:
+    async def record_sent(
+        self, delivery: Queued, message_id: int | None = None, story: NewStory | None = None
+    ) -> Sent:
         """Mark a message Telegram accepted. If the database refuses, remember it here and leave
         the chat: it is not sent again, only marked once the database answers."""
         assert delivery.id is not None
         message_id = self.unmarked.get(delivery.id, message_id)
         try:
-            pending = await self.marks.mark(delivery.id, self.clock(), message_id)
+            pending = await self.marks.mark(delivery.id, self.clock(), message_id, story)
         except Exception as exc:
             if delivery.id not in self.unmarked:
                 log.error(

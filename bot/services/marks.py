@@ -33,11 +33,21 @@ class SentMarks:
         self.engine = engine
         self.sending = sending  # how many other messages are awaiting Telegram's answer
         self._waiting: list[tuple[Mark, asyncio.Future[bool]]] = []
+        self._stories: dict[int, store.NewStory] = {}  # a new post's story, by delivery id
         self._writing: asyncio.Task[None] | None = None
 
-    async def mark(self, delivery_id: int, now: datetime, message_id: int | None) -> bool:
-        """Record the message as sent; False when it was no longer pending (cancelled while in
-        flight). Raises what the database raised: the caller keeps the mark and tries again."""
+    async def mark(
+        self,
+        delivery_id: int,
+        now: datetime,
+        message_id: int | None,
+        story: store.NewStory | None = None,
+    ) -> bool:
+        """Record the message as sent (and the story it tells, in the same transaction); False
+        when it was no longer pending (cancelled while in flight). Raises what the database
+        raised: the caller keeps the mark and tries again."""
+        if story is not None:
+            self._stories[delivery_id] = story
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting.append(((delivery_id, now, message_id), future))
         if self._writing is None or self._writing.done():
@@ -64,4 +74,13 @@ class SentMarks:
 
     def _write(self, marks: list[Mark]) -> list[bool]:
         with writer(self.engine).begin() as connection:
-            return store.mark_sent(connection, marks)
+            pending = store.mark_sent(connection, marks)
+            stories = [
+                (mark[0], self._stories[mark[0]])
+                for mark, still in zip(marks, pending, strict=True)
+                if still and mark[0] in self._stories
+            ]
+            store.add_stories(connection, stories, marks[0][1])
+        for mark in marks:
+            self._stories.pop(mark[0], None)
+        return pending

@@ -57,6 +57,11 @@ class Messenger(Protocol):
         """One attempt; never raises for an answer the service can give."""
         ...
 
+    async def edit(self, message: Outgoing, message_id: int) -> Answer:
+        """Replace the text of a message sent before (its image, preview and button kept);
+        an unchanged text is ACCEPTED, a message no longer there REFUSED."""
+        ...
+
     async def answers(self) -> bool:
         """Does the service answer at all? (one cheap call, no message)"""
         ...

@@ -66,6 +66,9 @@ class Overview:
     timezone: str = "UTC"
     language: str | None = None  # None: not chosen (the user's own, or English)
     rules: tuple[str, ...] = ()  # /filter all …
+    weights: tuple[store.Weight, ...] = ()  # what its 👍 and 👎 taught (/tuning reset)
+    muted: tuple[tuple[str, datetime], ...] = ()  # feeds a 👎 muted, until when
+    duplicates: str = "fold"  # /duplicates: a repeated story folded, or a quiet reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +104,9 @@ class Subscriptions:
                 timezone=store.chat_timezone(session, chat_id=chat_id),
                 language=store.chat_language(session, chat_id=chat_id)[1],
                 rules=store.chat_rules(session, chat_id=chat_id),
+                weights=tuple(store.weights(session, chat_id=chat_id)),
+                muted=tuple(store.muted(session, chat_id=chat_id, now=utcnow())),
+                duplicates=store.chat_duplicates(session, chat_id=chat_id),
             )
 
         return await run.read(self.engine, work)

@@ -19,6 +19,7 @@ from telegram.ext import (
     CommandHandler,
     ContextTypes,
     MessageHandler,
+    MessageReactionHandler,
     TypeHandler,
     filters,
 )
@@ -34,7 +35,15 @@ from bot.services.wiring import make_fetcher, worker_identity
 from bot.telegram import commands
 from bot.telegram.budget import SharedRateLimiter, buckets_for
 from bot.telegram.buttons import route
-from bot.telegram.commands import adding, channels, importing, membership, operators, start
+from bot.telegram.commands import (
+    adding,
+    channels,
+    importing,
+    membership,
+    operators,
+    reactions,
+    start,
+)
 from bot.telegram.context import Context, load_managed, throttle
 from bot.telegram.guard import ChatOrderedProcessor, Guard
 from bot.telegram.messenger import TelegramMessenger
@@ -122,6 +131,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None
         ChatMemberHandler(membership.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER)
     )
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate))
+    application.add_handler(MessageReactionHandler(reactions.on_reaction))
     private = filters.ChatType.PRIVATE
     application.add_handler(
         MessageHandler(filters.StatusUpdate.CHAT_SHARED & private, channels.on_chat_shared)

@@ -36,6 +36,9 @@ class Action(StrEnum):
     UNDO = "undo"  # Undo under "Unsubscribed from …"
     UNDO_ALL = "undoall"  # Undo under "/unsubscribe all"'s answer (the feeds left together)
     REJOIN = "rejoin"  # Undo under /list after its ✖
+    MUTE = "mute"  # a 👎's offer: mute the post's feed for a day (the post's delivery id)
+    FEWER = "fewer"  # a 👎's offer: fewer posts about one of its categories (delivery, which)
+    EXCLUDE = "exclude"  # a 👎's offer: exclude a word of its title (delivery id)
 
 
 # A mode's command, a feed, one of the mode's words (`core/modes.py`): nothing else decodes.
@@ -74,6 +77,9 @@ SHAPES: dict[Action, Shape] = {
     Action.UNDO: Shape.FEED,
     Action.UNDO_ALL: Shape.STAMP,
     Action.REJOIN: Shape.FEED,
+    Action.MUTE: Shape.FEED,  # a delivery's id: the same digits
+    Action.FEWER: Shape.FEED_COUNT,
+    Action.EXCLUDE: Shape.FEED,
 }
 # Buttons about one of the chat's subscriptions (checked to still exist before they act).
 ABOUT_A_SUBSCRIPTION = frozenset(

@@ -88,6 +88,18 @@ class TelegramMessenger:
             answer = await self._call("sendMessage", fields)
         return answer
 
+    async def edit(self, message: Outgoing, message_id: int) -> Answer:
+        """`editMessageText` of a post's message (its "Also in" line): the same preview and
+        button, or Telegram drops them. "message is not modified" means it already says so."""
+        fields = send_fields(message)
+        for sending_only in ("reply_parameters", "disable_notification", "message_thread_id"):
+            fields.pop(sending_only, None)
+        fields["message_id"] = message_id
+        answer = await self._call("editMessageText", fields)
+        if answer.reply is Reply.REFUSED and "not modified" in answer.error:
+            return Answer(Reply.ACCEPTED, message_id=message_id)
+        return answer
+
     async def _call(self, method: str, fields: dict[str, object]) -> Answer:
         try:
             sent = await self._post(method, fields)

@@ -26,6 +26,7 @@ from bot.services.loops import Loops
 from bot.services.polling import Poller
 from bot.services.search import Searches
 from bot.services.subscribing import Subscriptions
+from bot.services.tuning import Tuner
 from bot.telegram.guard import Guard
 from bot.telegram.offers import Offers
 from bot.telegram.spec import CommandTable
@@ -75,6 +76,10 @@ class Shared:
     @property
     def chats(self) -> Chats:
         return Chats(self.engine)
+
+    @property
+    def tuner(self) -> Tuner:
+        return Tuner(self.engine, clock=self.clock)
 
     @property
     def follows(self) -> Follows:

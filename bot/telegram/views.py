@@ -11,7 +11,7 @@ from bot.core.messages.escape import esc
 from bot.core.modes import EDITS, MODES, PREVIEW, Mode
 from bot.core.rules.filters import describe, describe_keywords
 from bot.core.types import Reader
-from bot.db.store import FeedView
+from bot.db.store import SHOW, FeedView
 from bot.runtime.i18n import LANGUAGES
 from bot.services.subscribing import Overview
 from bot.telegram.buttons import Action, Button, encode
@@ -196,6 +196,14 @@ def _chat_lines(seen: Overview, tr: Translator) -> list[str]:
         lines.append(_("Quiet hours: {window} (/quiet off).").format(window=seen.quiet))
     if seen.paused:
         lines.append(_("Notifications are paused: /resume to restart them."))
+    if seen.duplicates == SHOW:
+        lines.append(_("A story from several feeds: quiet replies (/duplicates fold)."))
+    for title, until in seen.muted:
+        text = _("Muted until {date}: {feed} (👎).")
+        lines.append(text.format(date=tr.format_date(until), feed=esc(title)))
+    if seen.weights:
+        learned = ", ".join(f"{esc(w.shown)} {w.weight:+d}" for w in seen.weights[:12])
+        lines.append(_("Learned from 👍/👎: {weights} (/tuning reset).").format(weights=learned))
     return lines
 
 

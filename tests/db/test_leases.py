@@ -116,6 +116,11 @@ def test_delivery_leases_skip_paused_chats_and_only_the_owner_renews(
             session, chat_id=1, owner="a", lease_until=later + timedelta(minutes=5)
         )
         assert not store.renew_chat(session, chat_id=1, owner="b", lease_until=later)
+        assert store.renew_chats(
+            session, chat_ids=[1, 2, 3], owner="a", lease_until=later + timedelta(minutes=6)
+        ) == {1, 2}
+        assert store.renew_chats(session, chat_ids=[1, 2], owner="b", lease_until=later) == set()
+        assert store.renew_chats(session, chat_ids=[], owner="a", lease_until=later) == set()
         store.release_chats(session, chat_ids=[1, 2], owner="a")
     with Session(engine) as session:
         queues = store.pending_by_chat(session, chat_ids=[1, 2, 3])

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 from sqlmodel import Session
+from telegram import Update
 from telegram.ext import Application
 
 from bot.db import store
@@ -66,7 +67,10 @@ async def running_bot(
         await startup(app)
         if updates:
             assert app.updater is not None
-            await app.updater.start_polling(poll_interval=0, timeout=1)
+            # as `python -m bot run` asks (lifecycle.py): reactions are not sent by default
+            await app.updater.start_polling(
+                poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES
+            )
         await app.start()
         yield RunningBot(app=app, services=app.bot_data[KEY], engine=engine, settings=settings)
     finally:

@@ -65,6 +65,9 @@ async def prepare(pg: str, feeds: FeedServer) -> set[tuple[int, str]]:
         for index, chat_id in enumerate(CHATS):
             kind = "private" if chat_id > 0 else "supergroup"
             store.upsert_chat(session, chat_id=chat_id, type_=kind, title="")
+            # Its ten feeds carry one post: folded, that is one message (issue 46); shown as
+            # quiet replies, ten, each checked against the stories sent before it.
+            store.set_duplicates(session, chat_id=chat_id, mode=store.SHOW)
             for k in range(PER_CHAT):
                 n = (index + k * 2) % FEEDS
                 store.subscribe(session, chat_id=chat_id, feed_id=ids[f"f{n}"])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 
 import pytest
 from sqlmodel import Session, select
@@ -246,6 +248,42 @@ async def test_a_chat_waiting_past_its_lease_is_not_claimed_twice_by_its_own_wor
         await cycle(bot, bot_api)
     sent = [c.params["chat_id"] for c in bot_api.calls_to("sendMessage")]
     assert sorted(sent) == list(range(1, chats + 1))  # each chat once
+
+
+async def test_chats_waiting_at_the_gate_keep_their_leases_while_the_worker_sends(
+    db_url: str, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    """A batch's chats wait their turn at the gate; each renewal renews every chat of the
+    worker's batches whose lease is half used, so the last ones do not expire while it sends
+    (one renewal per chat let them expire and be taken by another worker: 330 "lease lost" in
+    the scale-out test on a loaded machine)."""
+    chats = 50
+    bot_api.latency = 0.04  # one at a time: 2 s, twice the lease
+    settings = bot_settings(db_url, bot_api, poll_interval_seconds=3600, lease_seconds=1)
+    expired: list[int] = []
+    waiting: list[int] = []
+
+    async def look(bot: RunningBot) -> None:
+        # 30 sent: 1.2 s of sending, past the lease
+        await bot_api.wait_for(lambda: len(bot_api.calls_to("sendMessage")) >= 30, timeout=60)
+        now = datetime.now(UTC)
+        sent = {c.params["chat_id"] for c in bot_api.calls_to("sendMessage")}
+        with Session(bot.engine) as session:
+            rows = session.exec(select(Chat.id, Chat.lease_until)).all()
+        for chat_id, until in rows:
+            if chat_id not in sent:
+                waiting.append(chat_id)
+                if until is None or until.replace(tzinfo=UTC) <= now:
+                    expired.append(chat_id)
+
+    async with running_bot(settings) as bot:
+        await many_chats_get_a_post(bot, feeds, chats)
+        looking = asyncio.create_task(look(bot))
+        await cycle(bot, bot_api)
+        await looking
+    assert waiting and expired == []
+    sent = [c.params["chat_id"] for c in bot_api.calls_to("sendMessage")]
+    assert sorted(sent) == list(range(1, chats + 1))
 
 
 async def test_a_slow_chat_does_not_hold_up_the_next_batch(

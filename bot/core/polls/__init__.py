@@ -9,5 +9,7 @@
 - `alerts`: when operators hear about a failing, gone or moved feed, or one that spent a
   share of the model
 - `follows`: following one post: its period, the limit, when its page is read, what is news
+- `duplicates`: one story, one message: a new post that repeats one sent from another feed
+- `tuning`: what a 👍 or 👎 on a post's message changes (weights, mute, offers)
 - `shares`: who may spend the model's calls this hour (per feed, per person, operators first)
 """

@@ -6,7 +6,7 @@ from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
 from bot.db.store.outbox import cancel_queued
-from bot.db.tables import Chat, Delivery, DeliveryStatus, Follow, Subscription
+from bot.db.tables import Chat, Delivery, DeliveryStatus, Follow, Story, Subscription, Tuning
 
 
 def upsert_chat(
@@ -68,6 +68,7 @@ def migrate_chat(session: Session, *, old_id: int, new_id: int) -> None:
         new = Chat(id=new_id, type="supergroup", title=old.title if old else "", active=True)
     if old is not None:  # the old chat's settings win over a row made for the new id meanwhile
         new.paused, new.timezone, new.language = old.paused, old.timezone, old.language
+        new.duplicates = old.duplicates
         new.title = new.title or old.title
     session.add(new)
     session.flush()
@@ -93,6 +94,10 @@ def migrate_chat(session: Session, *, old_id: int, new_id: int) -> None:
         delete(Follow).where(col(Follow.chat_id) == old_id, col(Follow.item_id).in_(followed))
     )
     session.exec(update(Follow).where(col(Follow.chat_id) == old_id).values(chat_id=new_id))
+    # What its messages told (the duplicate check) and what its reactions taught move too.
+    session.exec(update(Story).where(col(Story.chat_id) == old_id).values(chat_id=new_id))
+    session.exec(delete(Tuning).where(col(Tuning.chat_id) == new_id))
+    session.exec(update(Tuning).where(col(Tuning.chat_id) == old_id).values(chat_id=new_id))
     if old is not None:
         old.active = False
         session.add(old)

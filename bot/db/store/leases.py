@@ -151,3 +151,18 @@ def renew_chat(session: Session, *, chat_id: int, owner: str, lease_until: datet
         .values(lease_until=lease_until)
     )
     return bool(result.rowcount)
+
+
+def renew_chats(
+    session: Session, *, chat_ids: Collection[int], owner: str, lease_until: datetime
+) -> set[int]:
+    """Extend this worker's leases of `chat_ids` in one statement; the ones it still held."""
+    if not chat_ids:
+        return set()
+    result = session.exec(
+        update(Chat)
+        .where(col(Chat.id).in_(list(chat_ids)), col(Chat.lease_owner) == owner)
+        .values(lease_until=lease_until)
+        .returning(col(Chat.id))
+    )
+    return {int(chat_id) for (chat_id,) in result.all()}

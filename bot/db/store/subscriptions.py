@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, bindparam, delete, func, update
+from sqlalchemy import ColumnElement, bindparam, delete, func, or_, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -222,14 +222,18 @@ _AUDIENCE = (
         _SUB.c.left_at.is_(None),
         _CHAT.c.active.is_(True),
         _CHAT.c.paused.is_(False),
+        # 👎 → "Mute FEED for a day" (core/polls/tuning.py): it ends by itself.
+        or_(_SUB.c.muted_until.is_(None), _SUB.c.muted_until <= bindparam("b_now")),
     )
     .order_by(_SUB.c.chat_id)
 )
 
 
-def feed_audience(session: Session, *, feed_id: int) -> list[Reader]:
-    """Active, unpaused chats subscribed to a feed, with their filters and settings."""
-    rows = run(session, _AUDIENCE, {"b_feed": feed_id}).mappings()
+def feed_audience(session: Session, *, feed_id: int, now: datetime | None = None) -> list[Reader]:
+    """Active, unpaused chats subscribed to a feed and not muting it, with their filters and
+    settings."""
+    at = now or utcnow()
+    rows = run(session, _AUDIENCE, {"b_feed": feed_id, "b_now": at}).mappings()
     return [
         audience_of(
             row,

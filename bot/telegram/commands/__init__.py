@@ -15,6 +15,8 @@
   (+ switches)
 - `models`: /summary, /translate (the operator's language model)
 - `digests`: /digest
+- `reactions`: 👍/👎 on posts (weights, a 👎's offers), /tuning
+- `stories`: /duplicates (a story from several feeds: one message, or quiet replies)
 - `follows`: /follow, /following (+ "Follow changes" under a post, ✖ under /following)
 - `language`: /language (+ its buttons)
 - `search`: /search (posts found by any version of their text)
@@ -38,9 +40,11 @@ from bot.telegram.commands import (
     leaving,
     models,
     operators,
+    reactions,
     search,
     settings,
     start,
+    stories,
     subscriptions,
 )
 from bot.telegram.spec import CommandTable, Handler
@@ -53,6 +57,8 @@ TABLE = CommandTable(
         *settings.COMMANDS,
         *models.COMMANDS,
         *digests.COMMANDS,
+        *stories.COMMANDS,
+        *reactions.COMMANDS,
         *follows.COMMANDS,
         *search.COMMANDS,
         *language.COMMANDS,
@@ -80,5 +86,8 @@ BUTTONS: dict[Action, Handler] = {
     Action.UNDO: leaving.on_undo,
     Action.UNDO_ALL: leaving.on_undo,
     Action.REJOIN: subscriptions.on_rejoin,
+    Action.MUTE: reactions.on_mute,
+    Action.FEWER: reactions.on_fewer,
+    Action.EXCLUDE: reactions.on_exclude,
 }
 EXPIRED_BUTTON: Handler = subscriptions.on_expired

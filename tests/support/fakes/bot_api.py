@@ -68,6 +68,11 @@ _SENDS = {
     "forwardmessage",
 }
 _TAG = re.compile(r"<[^>]+>")
+_NOT_MODIFIED = (
+    "Bad Request: message is not modified: specified new message content and reply markup of "
+    "the specified message are exactly the same as a current content and reply markup of the "
+    "message"
+)
 
 
 def visible_length(text: str, parse_mode: str | None) -> int:
@@ -114,6 +119,7 @@ class FakeBotApi(ChannelDirectory, MediaMethods):
     documents: list[tuple[int, Any]] = field(default_factory=list)
     edits: list[tuple[int, int, str]] = field(default_factory=list)
     deleted: set[tuple[int, int]] = field(default_factory=set)  # (chat id, message id)
+    markups: dict[tuple[int, int], Any] = field(default_factory=dict)  # buttons after an edit
     files: dict[str, bytes] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
     members: dict[tuple[int, int], str] = field(default_factory=dict)
@@ -256,6 +262,40 @@ class FakeBotApi(ChannelDirectory, MediaMethods):
             },
         }
         return self.push_update({"message": message})
+
+    def push_reaction(
+        self,
+        chat_id: int,
+        message_id: int,
+        *,
+        user_id: int,
+        old: tuple[str, ...] = (),
+        new: tuple[str, ...] = (),
+    ) -> int | None:
+        """Telegram's `message_reaction` update: one person's reactions on a message changed
+        from `old` to `new` (emoji). As Telegram: in a group only while the bot is one of its
+        administrators (None: not sent); `getUpdates` hands it over only when its
+        `allowed_updates` lists it."""
+        if chat_id < 0:
+            with self.lock:
+                status = self.members.get((chat_id, BOT_ID), "member")
+            if status not in ("administrator", "creator"):
+                return None
+        chat: dict[str, Any] = {"id": chat_id, "type": "private", "first_name": "Ada"}
+        if chat_id < 0:
+            chat = {"id": chat_id, "type": "supergroup", "title": "Test group"}
+        return self.push_update(
+            {
+                "message_reaction": {
+                    "chat": chat,
+                    "message_id": message_id,
+                    "user": {"id": user_id, "is_bot": False, "first_name": "Ada"},
+                    "date": int(time.time()),
+                    "old_reaction": [{"type": "emoji", "emoji": e} for e in old],
+                    "new_reaction": [{"type": "emoji", "emoji": e} for e in new],
+                }
+            }
+        )
 
     def push_migration(self, old_id: int, new_id: int, *, user_id: int) -> int:
         """The service message Telegram sends when a group becomes a supergroup."""
@@ -451,7 +491,7 @@ class FakeBotApi(ChannelDirectory, MediaMethods):
         while True:
             with self.lock:
                 self._updates = [u for u in self._updates if u["update_id"] >= offset]
-                ready = list(self._updates)
+                ready = [u for u in self._updates if _allowed(u, params.get("allowed_updates"))]
             if ready or time.monotonic() >= deadline:
                 return ready
             self._new_update.clear()
@@ -493,14 +533,42 @@ class FakeBotApi(ChannelDirectory, MediaMethods):
         }
 
     async def _api_editmessagetext(self, params: dict[str, Any]) -> Any:
-        """Edits are recorded apart from `sent`; `shown()` gives a message's latest text."""
+        """Edits are recorded apart from `sent`; `shown()` gives a message's latest text.
+        As Telegram: a deleted message is "not found", and the same text and buttons again
+        are "not modified" (both 400)."""
+        return self._edit(params, str(params.get("text", "")))
+
+    async def _api_editmessagecaption(self, params: dict[str, Any]) -> Any:
+        """A photo's caption, edited like a text (the same refusals)."""
+        return self._edit(params, str(params.get("caption", "")))
+
+    def _edit(self, params: dict[str, Any], text: str) -> Any:
         chat_id, message_id = _int(params.get("chat_id")), _int(params.get("message_id"))
+        markup = params.get("reply_markup")
         with self.lock:
-            self.edits.append((chat_id or 0, message_id or 0, str(params.get("text", ""))))
+            if chat_id is not None and message_id is not None:
+                key = (chat_id, message_id)
+                if key in self.deleted:
+                    return _error(400, "Bad Request: message to edit not found")
+                current = self._current(key)
+                if current is not None and current == (text, markup):
+                    return _error(400, _NOT_MODIFIED)
+                self.markups[key] = markup
+            self.edits.append((chat_id or 0, message_id or 0, text))
         if chat_id is None or message_id is None:  # an inline message
             return True
         chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
-        return {"message_id": message_id, "date": int(time.time()), "chat": chat, "text": ""}
+        return {"message_id": message_id, "date": int(time.time()), "chat": chat, "text": text}
+
+    def _current(self, key: tuple[int, int]) -> tuple[str, Any] | None:
+        """A sent message's text and buttons now (with its latest edit); None: not one sent."""
+        for chat_id, message_id, text in reversed(self.edits):
+            if (chat_id, message_id) == key:
+                return text, self.markups.get(key)
+        for sent in self.sent:
+            if (sent.chat_id, sent.message_id) == key:
+                return sent.text, sent.params.get("reply_markup")
+        return None
 
     def shown(self, chat_id: int) -> list[str]:
         """The chat's messages as a person sees them now: each with its latest edit applied."""
@@ -574,6 +642,20 @@ class FakeBotApi(ChannelDirectory, MediaMethods):
         if status == "creator":
             return {"status": status, "user": user, "is_anonymous": False}
         return {"status": status, "user": user}
+
+
+_NOT_BY_DEFAULT = {"chat_member", "message_reaction", "message_reaction_count"}
+
+
+def _allowed(update: dict[str, Any], allowed: Any) -> bool:
+    """Telegram sends `chat_member` and the reaction updates only to a bot that lists them in
+    `allowed_updates`; every other kind unless the list leaves it out."""
+    kind = next((k for k in update if k != "update_id"), "")
+    if isinstance(allowed, str):
+        allowed = json.loads(allowed)
+    if not allowed:
+        return kind not in _NOT_BY_DEFAULT
+    return kind in allowed
 
 
 def _ok(result: Any) -> web.Response:

@@ -12,6 +12,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.core.messages.blocks import read_blocks
 from bot.core.messages.header import (
     NAME_CHARS,
     OWN_MESSAGE_NAME_CHARS,
@@ -284,3 +285,20 @@ def test_a_heading_line_of_exactly_the_heading_width_is_not_last() -> None:
     assert shown == "The client library needs Java 11 or later."
     longer = body.replace(heading, heading + "H")
     assert visible(summarize(longer, title="Java 11", rows=6)).endswith(heading + "H")
+
+
+def test_a_number_outside_a_superscript_is_text() -> None:
+    blocks = read_blocks("<p>Page <b>12</b> of the book.</p>")
+    assert blocks[0].text == "Page 12 of the book."
+
+
+def test_only_a_stop_or_comma_after_a_footnote_marker_is_dropped() -> None:
+    assert read_blocks("<p>Type X<sup>1</sup>X marks.</p>")[0].text == "Type XX marks."
+    assert read_blocks("<p>A, B<sup>2</sup>, C.</p>")[0].text == "A, B, C."
+    assert read_blocks("<p>Wait.<b>.</b></p>")[0].text == "Wait.."  # no marker: both kept
+
+
+def test_reading_stops_at_the_character_limit_counted_over_every_run() -> None:
+    body = "<p>" + "<b>ab</b> " * 30 + "</p><p>Later paragraph.</p>"
+    assert "Later paragraph." not in [b.text for b in read_blocks(body, 60, 40)]
+    assert read_blocks(body, 60, 10_000)[-1].text == "Later paragraph."

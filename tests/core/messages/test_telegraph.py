@@ -330,3 +330,64 @@ def test_no_empty_or_whitespace_only_blocks() -> None:
     found = nodes("<p> </p><p>a</p><div>  </div><ul><li> </li></ul><blockquote><br></blockquote>")
     assert found == [{"tag": "p", "children": ["a"]}]
     assert not re.search(r'"children":\[\]', json.dumps(found))
+
+
+def test_shapes_at_the_edges_of_each_rule() -> None:
+    pic = {"tag": "img", "attrs": {"src": "https://i.example/a.jpg"}}
+    assert nodes('a<img src="https://i.example/a.jpg">b') == [
+        {"tag": "p", "children": ["a"]},
+        {"tag": "figure", "children": [pic]},
+        {"tag": "p", "children": ["b"]},
+    ]
+    for tag in ("aside", "figcaption", "li"):
+        assert nodes(f"<{tag}>a</{tag}>b") == [
+            {"tag": "p", "children": ["a"]},
+            {"tag": "p", "children": ["b"]},
+        ], tag
+    assert nodes("<ol><li>x</li></ol>") == [
+        {"tag": "ol", "children": [{"tag": "li", "children": ["x"]}]}
+    ]
+    inner = {"tag": "ul", "children": [{"tag": "li", "children": ["b"]}]}
+    assert nodes("<ol><li>a<ul><li>b</li></ul></li></ol>") == [
+        {"tag": "ol", "children": [{"tag": "li", "children": ["a", inner]}]}
+    ]
+    assert nodes("<pre>\n</pre><p>x</p>") == [{"tag": "p", "children": ["x"]}]
+    assert nodes("<pre>  a\n</pre>") == [{"tag": "pre", "children": ["  a"]}]
+    assert nodes("<pre>\nXa\n</pre>") == [{"tag": "pre", "children": ["Xa"]}]
+    assert nodes("<p>a<br>b <i>c</i></p>") == [
+        {"tag": "p", "children": ["a", {"tag": "br"}, "b ", {"tag": "i", "children": ["c"]}]}
+    ]
+    bold = {"tag": "b", "children": ["a"]}
+    assert nodes("<blockquote><b>a</b><div></div></blockquote>") == [
+        {"tag": "blockquote", "children": [bold]}
+    ]
+    assert nodes("<blockquote><div></div><b>a</b></blockquote>") == [
+        {"tag": "blockquote", "children": [bold]}
+    ]
+
+
+def test_control_characters_are_dropped_not_replaced() -> None:
+    assert nodes("<p>a\x01b</p>") == [{"tag": "p", "children": ["ab"]}]
+    assert author_name("A\x01B") == "AB"
+
+
+def test_lists_nested_past_the_counted_depth_keep_their_text() -> None:
+    """`<li>` closes itself, so `nesting` does not count it: lxml's tree is deeper than 48
+    and what lies past that is kept as its text, in order."""
+    found = nodes("<ul><li>" * 30 + "<b>x</b><i>y</i>z")
+    assert squeezed(plain_text(found)) == "xyz"
+
+
+def test_the_limits_hold_at_exactly_their_values() -> None:
+    exact = "x" * (MAX_CONTENT_BYTES - len('[{"tag":"p","children":[""]}]'))
+    content = nodes(f"<p>{exact}</p>")
+    assert content_bytes(content) == MAX_CONTENT_BYTES
+    assert page_content(f"<p>{exact}x</p>") == TOO_BIG
+    padding = MAX_HTML_CHARS - len("<p>x</p>")
+    assert isinstance(page_content("<p>x</p>" + "<br>" * (padding // 4)), list)
+    assert nesting("<br><b><i>x") == 2
+    assert nesting("<b><i></i><u><s>") == 3
+    link = "https://blog.example/" + "p" * (512 - len("https://blog.example/"))
+    assert author_url(link) == link
+    spaced = page_title("w" * 254 + " " + "w" * 50)
+    assert spaced == "w" * 254 + "…"

@@ -29,9 +29,11 @@ async def poll_once(settings: Settings, *, dry_run: bool) -> int:
         return 0
     from bot.services.digests import run_digests
     from bot.services.quiet import release_quiet
+    from bot.services.ranked import run_ranked_digests
     from bot.telegram.app import deliver_once
 
     await asyncio.to_thread(run_digests, engine)
+    await run_ranked_digests(engine, poller.enricher.models)
     await asyncio.to_thread(release_quiet, engine)
 
     try:

@@ -227,6 +227,9 @@ class Chat(SQLModel, table=True):
     duplicates: str = Field(
         default="fold", max_length=8, sa_column_kwargs={"server_default": "fold"}
     )
+    # /digest all daily HH:MM top N: the chat's digests due together are one ranked message,
+    # its N first with summaries (core/messages/ranked.py); None: one digest per feed.
+    digest_top: int | None = None
     created_at: datetime = Field(default_factory=utcnow)
     lease_until: datetime | None = Field(default=None, description="a worker is delivering here")
     lease_owner: str | None = Field(default=None, max_length=128)

@@ -22,6 +22,7 @@ Delivery:
 - `marks`: "sent" marks written together
 - `retries`: when a failed message is tried again
 - `messenger`: what delivery needs from a chat service, as plain values
+- `ranked`: one ranked digest across a chat's feeds (`/digest all`), the model's opening
 - `stories`: one story, one message: a post repeating one sent from another feed folded
 - `digests`: held messages turned into digests when a period ends
 - `quiet`: what quiet hours held, released when the window ends

@@ -35,6 +35,8 @@ def run_digests(engine: Engine, clock: Clock = utcnow) -> int:
     queued = 0
     with transaction(engine) as session:
         for due in store.digest_subscriptions(session):
+            if due.top is not None:  # the chat's ranked digest across feeds (`ranked.py`)
+                continue
             schedule = due.schedule
             if not is_due(schedule.mode, schedule.at, zone(due.timezone), due.last, now):
                 continue

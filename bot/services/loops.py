@@ -27,6 +27,7 @@ from bot.services.digests import run_digests
 from bot.services.leaving import forget_left
 from bot.services.polling import Poller
 from bot.services.quiet import release_quiet
+from bot.services.ranked import run_ranked_digests
 from bot.services.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -117,6 +118,7 @@ class Loops:
         engine = self.poller.engine
         await asyncio.to_thread(keep_reserve, engine)
         digests = await asyncio.to_thread(run_digests, engine)
+        digests += await run_ranked_digests(engine, self.poller.enricher.models, self.clock)
         digests += await asyncio.to_thread(release_quiet, engine)
         settings = self.poller.settings
         keeping = Keeping(settings.unsubscribe_undo_minutes, settings.left_settings_days)

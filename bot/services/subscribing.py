@@ -5,6 +5,7 @@ handlers turn it into the chat's sentence."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -69,6 +70,7 @@ class Overview:
     weights: tuple[store.Weight, ...] = ()  # what its 👍 and 👎 taught (/tuning reset)
     muted: tuple[tuple[str, datetime], ...] = ()  # feeds a 👎 muted, until when
     duplicates: str = "fold"  # /duplicates: a repeated story folded, or a quiet reply
+    digest_top: int | None = None  # /digest all … top N: one ranked digest for every feed
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,7 @@ class Subscriptions:
                 weights=tuple(store.weights(session, chat_id=chat_id)),
                 muted=tuple(store.muted(session, chat_id=chat_id, now=utcnow())),
                 duplicates=store.chat_duplicates(session, chat_id=chat_id),
+                digest_top=store.chat_digest_top(session, chat_id=chat_id),
             )
 
         return await run.read(self.engine, work)
@@ -211,6 +214,15 @@ class Subscriptions:
             return DigestSet(True, store.chat_timezone(session, chat_id=chat_id))
 
         return await run.write(self.engine, work)
+
+    async def set_digest_all(
+        self, chat_id: int, schedule: DigestSchedule | None, top: int
+    ) -> tuple[int, str]:
+        """/digest all: every feed on `schedule`, one ranked digest of `top` posts first (None:
+        every post at once); (how many feeds, the chat's zone)."""
+        now: datetime = self.clock()
+        work = functools.partial(store.set_digest_all, schedule=schedule, top=top, now=now)
+        return await run.write(self.engine, lambda s: work(s, chat_id=chat_id))
 
     async def toggle(self, chat_id: int, feed_id: int, mode: Mode) -> bool:
         """Press a mode's switch under /list (edits on/off; previews image → link → off);

@@ -198,6 +198,9 @@ def _chat_lines(seen: Overview, tr: Translator) -> list[str]:
         lines.append(_("Notifications are paused: /resume to restart them."))
     if seen.duplicates == SHOW:
         lines.append(_("A story from several feeds: quiet replies (/duplicates fold)."))
+    if seen.digest_top is not None:
+        text = _("One ranked digest for every feed, its {top} first (/digest all off).")
+        lines.append(text.format(top=seen.digest_top))
     for title, until in seen.muted:
         text = _("Muted until {date}: {feed} (👎).")
         lines.append(text.format(date=tr.format_date(until), feed=esc(title)))

@@ -11,6 +11,8 @@
 - `worddiff`: the changed words inside a changed sentence, marked
 - `explain`: an edit said in one line, and whether a model's line is grounded in it
 - `digest`: a period's posts → one digest message
+- `ranked`: a chat's feeds' period → one digest, ranked for that chat
+- `opening`: the ranked digest's opening paragraph, and when a model's is refused
 - `paging`: a long reply split into messages Telegram accepts
 - `escape`: the one escape for Telegram HTML
 - `article`: a post's web page → its article (full text)

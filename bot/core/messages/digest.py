@@ -155,7 +155,7 @@ def render_digest(
         if entry.edited_since:
             lines.append(edited_since)
         units.append("\n".join(lines))
-    return _split(head, ["\n" + unit for unit in units], tr)
+    return split_messages(head, ["\n" + unit for unit in units], tr)
 
 
 def one_line(summary: str, limit: int = DIGEST_SUMMARY_COLUMNS) -> str:
@@ -198,10 +198,10 @@ def _list_messages(head: str, groups: dict[str, list[DigestEntry]], tr: Translat
             lines.append(
                 f"• {_linked((updated if entry.updated else '') + entry.title, entry.link)}"
             )
-    return _split(head, lines, tr)
+    return split_messages(head, lines, tr)
 
 
-def _split(head: str, lines: list[str], tr: Translator) -> list[str]:
+def split_messages(head: str, lines: list[str], tr: Translator) -> list[str]:
     """The lines under `head`, in as few messages as Telegram's limit allows."""
     continued = tr.gettext("{head} (continued)").format(head=head)
     messages: list[str] = []

@@ -119,7 +119,12 @@ def _last_words(text: str, count: int) -> str:
 def grounded(sentence: str, diff: TextDiff) -> bool:
     """Every number and name in the model's `sentence` is in the edit's added or removed text
     (or its titles): a model may rephrase, never add a fact."""
-    source = " ".join(_sources(diff))
+    return grounded_in(sentence, " ".join(_sources(diff)))
+
+
+def grounded_in(sentence: str, source: str) -> bool:
+    """Every number and name in `sentence` appears in `source` (numbers as digits, with either
+    separator; names case-insensitively; the sentence's first word is grammar, not a name)."""
     numbers = {_plain(n) for n in _DIGITS.findall(source)}
     if any(_plain(n) not in numbers for n in _DIGITS.findall(sentence)):
         return False

@@ -14,6 +14,7 @@ command), returning value objects (core types or the small ones defined here), n
 - `leaving`: subscriptions left but kept a while (Undo, settings back on resubscribe)
 - `outbox`: queued messages, from enqueue to sent
 - `stories`: each new post's message in a chat, for the cross-feed duplicate check
+- `ranked`: the ranked digest across a chat's feeds taking its held posts
 - `tuning`: what a chat's reactions taught (weights, a feed muted for a day)
 - `follows`: posts chats follow, and what their pages said when last read
 - `withdrawals`: withdrawal checks of posts that left their feed from between others
@@ -123,6 +124,7 @@ from bot.db.store.outbox import (
     told_about,
 )
 from bot.db.store.polls import ModelKeys, read_poll, shown_items, write_poll
+from bot.db.store.ranked import chat_digest_top, take_held
 from bot.db.store.search import DEFERRED, index_versions, record_versions, search_posts
 from bot.db.store.state import get_state, set_state
 from bot.db.store.stories import (
@@ -156,6 +158,7 @@ from bot.db.store.subscriptions import (
     feed_audience,
     get_subscription,
     set_digest,
+    set_digest_all,
     set_filter,
     set_keywords,
     set_mode,
@@ -174,6 +177,7 @@ from bot.db.store.telegraph import (
 )
 from bot.db.store.tuning import (
     CATEGORY,
+    FEED,
     Reacted,
     Weight,
     delivery_post,
@@ -192,6 +196,7 @@ __all__ = [
     "CATEGORY",
     "DEFERRED",
     "DUPLICATE_MODES",
+    "FEED",
     "FOLD",
     "SHOW",
     "ChatStories",
@@ -221,6 +226,7 @@ __all__ = [
     "audience",
     "cancel_queued",
     "category_counts",
+    "chat_digest_top",
     "chat_digests",
     "chat_duplicates",
     "chat_feed_names",
@@ -309,6 +315,7 @@ __all__ = [
     "set_chat_active",
     "set_chat_rules",
     "set_digest",
+    "set_digest_all",
     "set_duplicates",
     "set_feed_edits",
     "set_filter",
@@ -328,6 +335,7 @@ __all__ = [
     "stored_items",
     "subscribe",
     "subscription_keywords",
+    "take_held",
     "telegraph_pages",
     "telegraph_token",
     "toggle_full_text",

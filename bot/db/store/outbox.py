@@ -299,6 +299,7 @@ class HeldItem:
     updated: bool
     text: str = ""  # the item's visible text, for the digest's one-line summary
     html: str = ""  # its article's HTML (full-text feeds), preferred for that summary
+    seen: datetime | None = None  # when the post was first seen (the ranked digest's recency)
 
 
 def held_for(session: Session, *, chat_id: int, feed_id: int) -> list[HeldItem]:
@@ -330,6 +331,7 @@ def _held(delivery_id: int, kind: str, item: Item, articles: dict[int, ArticleVa
         updated=kind == MessageKind.EDITED,
         text=item.text,
         html=article.html if article is not None else "",
+        seen=item.first_seen_at,
     )
 
 

@@ -295,6 +295,7 @@ class DigestSubscription:
     schedule: DigestSchedule
     last: datetime
     timezone: str
+    top: int | None = None  # the chat's ranked digest across feeds (/digest all … top N)
 
 
 def digest_subscriptions(session: Session) -> list[DigestSubscription]:
@@ -317,10 +318,47 @@ def digest_subscriptions(session: Session) -> list[DigestSubscription]:
         last = sub.last_digest_at or sub.created_at
         found.append(
             DigestSubscription(
-                audience(sub, chat.language), feed.title, schedule, last, chat.timezone
+                audience_of(
+                    sub.model_dump(),
+                    chat.language,
+                    chat.timezone,
+                    quiet=chat.quiet,
+                    chat_rules=tuple(chat.rules or ()),
+                ),
+                feed.title,
+                schedule,
+                last,
+                chat.timezone,
+                chat.digest_top,
             )
         )
     return found
+
+
+def set_digest_all(
+    session: Session,
+    *,
+    chat_id: int,
+    schedule: DigestSchedule | None,
+    top: int | None,
+    now: datetime,
+) -> tuple[int, str]:
+    """/digest all: every feed of the chat on one schedule (None: every post at once), and
+    the chat's ranked digest of `top` posts (None: one digest per feed); how many feeds, and
+    the chat's time zone (a daily time is in it)."""
+    subs = session.exec(
+        select(Subscription).where(col(Subscription.chat_id) == chat_id, _active())
+    ).all()
+    for sub in subs:
+        sub.digest = schedule.mode.value if schedule else None
+        sub.digest_at = schedule.at_text if schedule else None
+        sub.last_digest_at = now
+        session.add(sub)
+    chat = session.get(Chat, chat_id)
+    if chat is not None:
+        chat.digest_top = top if schedule is not None else None
+        session.add(chat)
+    return len(subs), chat.timezone if chat is not None else "UTC"
 
 
 def digest_sent(session: Session, *, chat_id: int, feed_id: int, at: datetime) -> None:

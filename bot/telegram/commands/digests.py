@@ -13,6 +13,7 @@ from bot.core.messages.digest import (
     parse_schedule,
 )
 from bot.core.messages.escape import esc
+from bot.core.messages.ranked import DEFAULT_TOP, is_all, split_top
 from bot.core.types import Reader
 from bot.db.store import FeedView
 from bot.services.subscribing import Overview
@@ -23,7 +24,11 @@ from bot.telegram.spec import Command
 
 
 async def cmd_digest(update: Update, context: Context) -> None:
-    """/digest SLUG hourly|daily HH:MM|off"""
+    """/digest SLUG hourly|daily HH:MM|off, or /digest all daily HH:MM [top N]|off"""
+    words = context.args_text.split(maxsplit=1)
+    if len(words) == 2 and is_all(words[0]):
+        await _digest_all(context, words[1])
+        return
     cmd = await setting_command(context, "digest", current=_show_digest)
     if cmd is None:
         return
@@ -44,6 +49,45 @@ async def cmd_digest(update: Update, context: Context) -> None:
         await context.reply(not_subscribed(feed, tr))
     else:
         await context.reply(_digest_sentence(tr, feed.title, schedule, done.zone))
+
+
+async def _digest_all(context: Context, rest: str) -> None:
+    """Every feed of the chat on one schedule, and one ranked digest across them."""
+    if not await context.may_change():
+        return
+    tr = await context.tr()
+    schedule: DigestSchedule | None = None
+    top = DEFAULT_TOP
+    try:
+        if not is_off(rest.lower().split()):
+            text, top = split_top(rest.lower())
+            schedule = parse_schedule(text.split())
+    except DigestSyntaxError as exc:
+        usage = await context.usage("digest")
+        await context.reply(then(esc(exc.sentence(tr)), usage, tr.language))
+        return
+    count, zone = await context.svc.subscriptions.set_digest_all(context.chat_id, schedule, top)
+    _ = tr.gettext
+    if not count:
+        await context.reply(_("This chat follows no feed yet: <code>/subscribe URL</code> first."))
+    elif schedule is None:
+        await context.reply(_("Digests for every feed: off, every post is sent at once."))
+    else:
+        when = (
+            _("every hour")
+            if schedule.mode is DigestMode.HOURLY
+            else _("every day at {time} ({zone})").format(time=schedule.at_text, zone=esc(zone))
+        )
+        text = tr.ngettext(
+            "One digest for this chat's {feeds} feed, {when}: the {top} posts that matter "
+            "most to it first (keywords, field rules, 👍/👎, how many feeds carried them, "
+            "recency), then the rest as links.",
+            "One digest for this chat's {feeds} feeds, {when}: the {top} posts that matter "
+            "most to it first (keywords, field rules, 👍/👎, how many feeds carried them, "
+            "recency), then the rest as links.",
+            count,
+        )
+        await context.reply(text.format(feeds=count, when=when, top=top))
 
 
 def _digest_sentence(tr: Translator, title: str, schedule: DigestSchedule | None, zone: str) -> str:
@@ -73,7 +117,8 @@ COMMANDS = (
         about=N_("one summary per hour or day"),
         usage=N_(
             "/digest <i>feed name</i> hourly|daily HH:MM|off — e.g. "
-            "<code>/digest {feed} daily 08:30</code>"
+            "<code>/digest {feed} daily 08:30</code>; every feed in one ranked digest: "
+            "<code>/digest all daily 08:00 top 5</code>"
         ),
     ),
 )

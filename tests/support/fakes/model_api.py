@@ -129,6 +129,8 @@ class FakeModelApi:
     def _answer(self, call: ModelCall) -> dict[str, str]:
         if call.kind == "explanation":
             return {"summary": self._explain(call)}
+        if call.kind == "opening":
+            return {"summary": self._opening(call)}
         words = WORDS.get(call.target, {})
 
         def translate(text: str) -> str:
@@ -147,6 +149,15 @@ class FakeModelApi:
         old, new = numbers[0], "$99" if self.mode == "inventive" else numbers[-1]
         return EXPLAINED.get(call.target, "{old} → {new}").format(old=old, new=new)
 
+    def _opening(self, call: ModelCall) -> str:
+        """A digest's opening: a sentence per post of the first two, from its title, citing
+        it ("inventive": a sentence citing post [9], which no digest of this size has)."""
+        titles = re.findall(r"^\[(\d+)\] Title: (.*)$", call.body, re.MULTILINE)
+        said = [f"{title.rstrip('.')} [{number}]." for number, title in titles[:2]]
+        if self.mode == "inventive":
+            said.append("Zorblax Systems raised 900 million dollars [9].")
+        return " ".join(said)
+
     def of_kind(self, kind: str) -> list[ModelCall]:
         with self.lock:
             return [c for c in self.calls if c.kind == kind]
@@ -157,6 +168,8 @@ def _read_call(system: str, user: str) -> ModelCall:
     kind = "translation" if system.startswith("Translate") else "summary"
     if system.startswith("In one short sentence"):
         kind = "explanation"
+    if system.startswith("Write the opening paragraph of a news digest"):
+        return ModelCall(target.group(1) if target else "?", "opening", "", user)
     title = re.search(r"^Title: (.*)$", user, re.MULTILINE)
     body = user.split("\n\n", 1)[1] if "\n\n" in user else ""
     body = body.removeprefix("Summary: ")

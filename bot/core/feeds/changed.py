@@ -17,9 +17,9 @@ or a key that comes out twice.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 from bot.core.feeds.entries import MAX_ITEMS
-from bot.core.feeds.jsonfeed import looks_like_json
 from bot.core.feeds.parse import (
     document,
     read_entry,
@@ -41,10 +41,9 @@ def read_changed(
     """`body` read as `read_feed` reads it, with feedparser running only over the items not
     in `known` (the feed's stored rows of its last document, by raw hash)."""
     lowered = {k.lower(): v for k, v in (headers or {}).items()}
-    if not known or looks_like_json(body, lowered.get("content-type")):
-        return read_feed(body, headers, url)
     response_headers = useful_headers(lowered)
-    cut = vouched_split(body, response_headers, url)
+    # JSON Feed is no XML: `split.py` refuses it, as anything else it cannot vouch for.
+    cut = vouched_split(body, response_headers, url) if known else None
     hits = _hits(cut, known)
     if cut is None or not hits:
         return read_feed(body, headers, url)
@@ -53,7 +52,7 @@ def read_changed(
     fresh = [n for n in range(len(cut.spans)) if n not in hits]
     if parsed.get("bozo") or len(entries) != len(fresh):
         return read_feed(body, headers, url)
-    read = dict(zip(fresh, entries, strict=True))
+    read = {n: entries[k] for k, n in enumerate(fresh)}
     raw = tuple(
         _stored_entry(hits[n], n, cut.hashes[n])
         if n in hits
@@ -88,7 +87,6 @@ def _usable(item: StoredItem, raw_hash: str) -> bool:
 def _stored_entry(item: StoredItem, position: int, raw_hash: str) -> RawEntry:
     """A stored row as the entry its bytes read as: the fields detection and the plan use
     (its markup is not kept: an unchanged entry is never shown)."""
-    assert item.content_hash is not None and item.full is not None  # `_usable`
     return RawEntry(
         key=item.key,
         title=item.title,
@@ -97,10 +95,10 @@ def _stored_entry(item: StoredItem, position: int, raw_hash: str) -> RawEntry:
         published=item.published,
         categories=item.categories,
         html="",
-        content_hash=item.content_hash,
+        content_hash=cast(str, item.content_hash),  # `_usable`: neither is None
         position=position,
         image=item.image,
-        full=item.full,
+        full=cast(bool, item.full),
         excerpt_hash=item.excerpt_hash,
         raw_hash=raw_hash,
     )

@@ -74,13 +74,13 @@ def _encoding(headers: Mapping[str, str]) -> str | None:
     has it; None when it would also call the media type no XML one."""
     if not headers:
         return "utf-8"
-    kind, charset = parse_content_type(headers.get("content-type") or "")
     if "content-type" not in headers:
         return None
+    kind, charset = parse_content_type(headers["content-type"])
     if kind == "application/xml" or (kind.startswith("application/") and kind.endswith("+xml")):
-        return (charset or "utf-8").lower()
+        return charset.lower() or "utf-8"
     if kind == "text/xml" or (kind.startswith("text/") and kind.endswith("+xml")):
-        return (charset or "us-ascii").lower()
+        return charset.lower() or "us-ascii"
     return None
 
 
@@ -123,15 +123,13 @@ class _Cutter:
         self.ancestry: list[bytes] = []
         self.open: list[str] = []  # the elements enclosing the current position (outside items)
         self.declared: list[str] = []  # namespace declarations so far, in order
-        self.start = -1  # where the current item starts (-1: outside any item)
+        self.start: int | None = None  # where the current item starts (None: outside any)
         self.depth = 0  # elements open inside the current item
         self.fresh = False  # the element about to start declares namespaces
         self.closing = b""  # the current item's end tag, as it must be written
         parser = expat.ParserCreate("UTF-8", " ")
         parser.XmlDeclHandler = self._declaration
-        parser.StartDoctypeDeclHandler = _refuse
-        parser.EntityDeclHandler = _refuse
-        parser.ExternalEntityRefHandler = _refuse
+        parser.StartDoctypeDeclHandler = _refuse  # entities are declared only inside one
         parser.StartNamespaceDeclHandler = self._namespace
         parser.StartElementHandler = self._start
         parser.EndElementHandler = self._end
@@ -144,7 +142,7 @@ class _Cutter:
 
     def _namespace(self, prefix: str | None, uri: str | None) -> None:
         """Declared on the element about to start (expat says so first)."""
-        if self.start >= 0:
+        if self.start is not None:
             raise _Refused
         self.fresh = True
         self.declared.append(f"{prefix or ''}={uri or ''}")
@@ -155,7 +153,7 @@ class _Cutter:
         declares, self.fresh = self.fresh, False
         if declares and is_entry is not False:
             raise _Refused  # an item declaring a namespace (or one that may be an item)
-        if self.start >= 0:
+        if self.start is not None:
             if is_entry is not False:
                 raise _Refused  # an item inside an item, or maybe one
             self.depth += 1
@@ -171,7 +169,7 @@ class _Cutter:
         self.open.append(f"{name}\x1e{sorted(attributes.items())!r}")
 
     def _end(self, _name: str) -> None:
-        if self.start < 0:
+        if self.start is None:
             self.open.pop()
             return
         if self.depth:
@@ -186,7 +184,7 @@ class _Cutter:
         self.spans.append((self.start, end))
         enclosing = "\x1d".join(self.open) + "\x1c" + "\x1d".join(self.declared)
         self.ancestry.append(hashlib.sha256(enclosing.encode()).digest())
-        self.start = -1
+        self.start = None
 
 
 def _entry_namespace(uri: str) -> bool | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -268,3 +269,60 @@ def test_the_feedparser_corpus_reads_the_same_either_way() -> None:
             except AssertionError as exc:
                 raise AssertionError(f"{path.relative_to(root)}: {exc}") from None
     assert quick > 1000
+
+
+def _known_rows(body: bytes) -> tuple[RawFeed, dict[str, StoredItem]]:
+    full = read_feed(body, XML, URL)
+    return full, by_hash(full.entries[1:])
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        {"fingerprint_version": "0/old"},  # read under another version: read again
+        {"content_hash": None},
+        {"full": None},
+        {"identity": None},
+        {"raw_hash": "another"},  # found under a hash it was not read from
+    ],
+    ids=str,
+)
+def test_a_row_that_cannot_stand_for_its_bytes_is_read_again(
+    spoil: dict[str, Any], fallbacks: list[bytes]
+) -> None:
+    body = g.wordpress(g.window(4))
+    full, known = _known_rows(body)
+    spoiled = {
+        h: replace(row, **spoil) if n == 0 else row for n, (h, row) in enumerate(known.items())
+    }
+    quick = read_changed(body, XML, URL, spoiled)
+    assert quick.entries[1] == full.entries[1]  # read by feedparser, not taken from its row
+    assert quick.entries[2].html == "" and fallbacks == []
+
+
+def test_every_item_of_a_document_at_the_item_limit_is_taken_in_place(
+    fallbacks: list[bytes],
+) -> None:
+    body = _rss("".join(ITEM.format(n=n) for n in range(MAX_ITEMS)))
+    full, known = _known_rows(body)
+    assert_same(read_changed(body, XML, URL, known), full, known)
+    assert fallbacks == []
+
+
+def test_the_same_bytes_twice_and_json_feed_are_read_whole(fallbacks: list[bytes]) -> None:
+    twice = _rss(ITEM.format(n=1) * 2 + ITEM.format(n=2))
+    full, known = _known_rows(twice)
+    assert_same(read_changed(twice, XML, URL, known), full, known)
+    assert fallbacks == [twice]
+    json_feed = b'{"version": "https://jsonfeed.org/version/1.1", "title": "J", "items": []}'
+    read_changed(json_feed, {"Content-Type": "application/feed+json"}, URL, known)
+    assert fallbacks == [twice, json_feed]
+
+
+def test_a_new_item_s_relative_link_resolves_against_the_document_s_url() -> None:
+    item = "<item><title>{n}</title><link>/posts/{n}/</link><guid>{n}</guid></item>"
+    body = _rss("".join(item.format(n=n) for n in range(3)))
+    full, known = _known_rows(body)
+    quick = read_changed(body, XML, URL, known)
+    assert quick.entries[0].link == full.entries[0].link == "https://www.tidepool.example/posts/0/"
+    assert quick.entries[0] == full.entries[0]

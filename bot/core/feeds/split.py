@@ -145,7 +145,7 @@ class _Cutter:
         if self.start is not None:
             raise _Refused
         self.fresh = True
-        self.declared.append(f"{prefix or ''}={uri or ''}")
+        self.declared.append(f"{prefix}={uri}")
 
     def _start(self, name: str, attributes: dict[str, str]) -> None:
         uri, _, local = name.rpartition(" ")

@@ -130,6 +130,7 @@ def test_the_item_names_feedparser_reads_as_entries() -> None:
     inside = '<r xmlns:dc="http://purl.org/dc/elements/1.1/"><item><dc:item/></item></r>'
     assert count(inside) == 1
     assert count("<r><items><rdf>x</rdf></items><item>y</item></r>") == 1
+    assert count("<item>a document that is one item</item>") == 1
 
 
 @pytest.mark.parametrize(
@@ -145,7 +146,8 @@ def test_the_item_names_feedparser_reads_as_entries() -> None:
         '<r xmlns:x="http://unknown.example/"><x:item>a</x:item></r>',
         '<r><item xmlns="http://unknown.example/">a</item></r>',
         "<r><item/></r>",
-        "<r><items><item/></items></r>",  # expat points at `</items>`, which starts like `</item`
+        "<r><items><item/></items></r>",
+        '<?xml version="1.0" encoding="iso-8859-1"?><r><item>plain ASCII</item></r>',  # expat points at `</items>`, which starts like `</item`
         '<?xml version="1.0" encoding="iso-8859-1"?><r><item>caf\u00e9</item></r>',
         "<r><item>a</item>",
         "<r><item>&nbsp;</item></r>",
@@ -205,6 +207,7 @@ def test_a_hash_is_pinned() -> None:
     )
     split = split_feed(data, "ctx")
     assert split is not None and split.spans == ((132, 146),)
+    assert split_feed(data) == split_feed(data, "")  # no context: an empty one
     assert READ_VERSION == "1/feedparser-6.0.14"
     assert split.hashes == ("ddc043235f4ff3b0420c82e5bcc8095c64f9fa497247dfd2c23fd76b955080e8",)
     typed = vouched_split(b"<r><item>a</item></r>", {"content-type": "application/xml"}, "u:")

@@ -2,7 +2,7 @@
 
 import sys
 
-from bot.cli.main import main
+from bot.cli.main import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

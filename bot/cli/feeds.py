@@ -23,7 +23,7 @@ from bot.runtime import eventloop
 from bot.runtime.clock import utcnow
 from bot.runtime.config import Settings
 from bot.services.catalog import Catalog
-from bot.services.poll_result import PollOutcome
+from bot.services.outcome import PollOutcome
 from bot.services.polling import Poller
 from bot.services.wiring import make_fetcher, open_database
 

@@ -9,6 +9,7 @@ cron, scripts and the tests start the CLI hundreds of times. `--help` imports no
 from __future__ import annotations
 
 import argparse
+import gc
 import signal
 import sys
 import threading
@@ -151,6 +152,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def run() -> int:
+    """The process's entry point (`python -m bot`, the `feedwatch` script): `main`, then the
+    heap frozen before the interpreter exits. Its teardown otherwise walks every object the
+    imports made (SQLAlchemy's, pydantic's, aiohttp's, the tables) in full collections: 0.3 s
+    of CPU, a quarter of a quiet `poll --once`. Frozen, they are freed with the process. Tests
+    call `main` in a process that goes on; only a process that ends calls this."""
+    try:
+        return main()
+    finally:
+        gc.freeze()
+
+
 def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     """Run one command, importing only what it needs."""
     from bot.runtime import eventloop
@@ -202,4 +215,4 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

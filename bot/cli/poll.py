@@ -19,10 +19,11 @@ async def poll_once(settings: Settings, *, dry_run: bool) -> int:
         report = await poller.poll_due(dry_run=dry_run, all_feeds=True)
         await poller.settle()  # full text: articles still coming are stored, not dropped
     if dry_run:
-        from bot.cli.preview import print_messages
-
         for outcome in report.outcomes:
-            print_messages(outcome, settings.max_new_per_poll)
+            if outcome.changes:  # the renderer loads only when there is something to print
+                from bot.cli.preview import print_messages
+
+                print_messages(outcome, settings.max_new_per_poll)
             if outcome.error:
                 print(f"[error] {outcome.slug}: {outcome.error}")
         print(report.summary())

@@ -19,7 +19,7 @@ from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
 from bot.net.fetch import FetchError
 from bot.runtime.config import Settings
 from bot.runtime.i18n import translator
-from bot.services.poll_result import PollOutcome
+from bot.services.outcome import PollOutcome
 from bot.services.wiring import make_fetcher
 
 

@@ -5,6 +5,7 @@ Polling:
 - `scheduler`: the steady schedule, due feeds claimed in small batches
 - `polling`: one poll cycle (claim → fetch → decide → enrich → write)
 - `poll_result`: one feed's result: read, plan and route once; render; write in one transaction
+- `outcome`: what one poll of one feed came to (all a quiet poll loads of the two above)
 - `enrich`: what the routed new posts get besides the feed (pages, the model's texts)
 - `articles`: full text, each new post's page read once through the guard
 - `pageworkers`: pages' articles extracted in worker processes killed at a deadline

@@ -26,7 +26,7 @@ from bot.db.reserve import freeing_write
 from bot.net.fetch import FetchError, RequestBudget
 from bot.services import run
 from bot.services.cpu import parse_off_loop
-from bot.services.poll_result import PollOutcome
+from bot.services.outcome import PollOutcome
 from bot.services.polling import Poller
 
 log = logging.getLogger(__name__)

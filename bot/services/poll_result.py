@@ -28,7 +28,7 @@ from bot.core.polls.decide import FeedIntent, FeedState, FetchResult, PollKind
 from bot.core.polls.fanout import Fanout, route
 from bot.core.polls.plan import Known, PollPlan, Rules, enriched, make_plan
 from bot.core.polls.shares import Share
-from bot.core.types import Change, ChangeKind, FeedInfo, MessageKind, RawFeed, StoredItem
+from bot.core.types import ChangeKind, FeedInfo, MessageKind, RawFeed, StoredItem
 from bot.core.urls import redact_urls
 from bot.db import store
 from bot.db.store import OutboxRow, StoredPage
@@ -42,6 +42,7 @@ from bot.services.outbox import (
     plan_model_alert,
     searched_text,
 )
+from bot.services.outcome import PollOutcome
 from bot.services.telegraph import Pages
 
 log = logging.getLogger("bot.services.polling")
@@ -59,18 +60,6 @@ class Extras:
     spent: tuple[Share, ...] = ()
     model_used: bool = False
     pages: Pages = field(default_factory=Pages)  # Telegraph's, of long posts (issue 47)
-
-
-@dataclass
-class PollOutcome:
-    """What happened to one feed in one poll."""
-
-    slug: str
-    outcome: PollKind
-    changes: tuple[Change, ...] = ()
-    error: str | None = None
-    items: int = 0
-    feed_title: str = ""
 
 
 @dataclass(frozen=True, slots=True)

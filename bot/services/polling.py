@@ -6,6 +6,10 @@ is parsed, read, planned and routed in a worker thread outside any write transac
 posts enriched for the chats that get them (`enrich.py`: pages, the model), and stored in one
 transaction per feed with the outbox rows. A failing feed never affects another, and the event
 loop stays free for Telegram. What one feed's result does to storage is `poll_result.py`.
+
+A quiet poll needs none of the changed path (the parser, the plan, the enricher, the post
+watch): those modules are imported where a changed body first needs them, so that a cron
+`poll --once` over quiet feeds does not pay for loading them (start-up is most of its CPU).
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot.core.feeds.entries import NotAFeed
 from bot.core.polls.decide import (
     FeedIntent,
     FeedState,
@@ -33,23 +38,16 @@ from bot.db import store
 from bot.db.engine import transaction
 from bot.db.reserve import disk_full, keep_reserve
 from bot.net.fetch import Fetcher, FetchError
-from bot.runtime import metrics
 from bot.runtime.clock import Clock, utcnow
 from bot.runtime.config import Settings
-from bot.services.enrich import Enricher
 from bot.services.indexing import SearchIndexer
-from bot.services.poll_result import (
-    Decided,
-    Extras,
-    PollOutcome,
-    apply_result,
-    decide_poll,
-    outcome_of,
-    parsed,
-    render_poll,
-    write_poll,
-)
-from bot.services.watch import PostWatch
+from bot.services.outcome import PollOutcome
+
+if TYPE_CHECKING:
+    from bot.core.feeds.entries import NotAFeed
+    from bot.services.enrich import Enricher
+    from bot.services.poll_result import Decided, Extras
+    from bot.services.watch import PostWatch
 
 log = logging.getLogger(__name__)
 CLAIM_BATCH = 500
@@ -100,10 +98,22 @@ class Poller:
         self.engine, self.fetcher, self.settings, self.clock = engine, fetcher, settings, clock
         self.owner = owner
         self._full_said = False  # a full disk is said once per cycle, not once per feed
-        self.enricher = Enricher(engine, fetcher, settings, clock)
         self.indexer = SearchIndexer(engine)  # search rows of committed polls (SQLite)
-        # Followed posts' pages and withdrawal checks, after the polls (`watch.py`).
-        self.watch = PostWatch(engine, self.enricher.full_text.pages, settings, clock)
+
+    @cached_property
+    def enricher(self) -> Enricher:
+        """Pages and the model's texts for changed polls, made when one first needs them."""
+        from bot.services.enrich import Enricher
+
+        return Enricher(self.engine, self.fetcher, self.settings, self.clock)
+
+    @cached_property
+    def watch(self) -> PostWatch:
+        """Followed posts' pages and withdrawal checks, after the polls (`watch.py`)."""
+        from bot.services.watch import PostWatch
+
+        pages = self.enricher.full_text.pages
+        return PostWatch(self.engine, pages, self.settings, self.clock)
 
     async def poll_due(self, *, dry_run: bool = False, all_feeds: bool = False) -> CycleReport:
         started = time.monotonic()
@@ -179,7 +189,7 @@ class Poller:
         else:
             try:
                 raw = await read_body(self, feed, result) if intent.parse else None
-                outcome = await self._changed(feed.id, result, raw, dry_run=dry_run)
+                outcome = await poll_changed(self, feed.id, result, raw, dry_run=dry_run)
             except Exception as exc:  # a bug or a database fault must not stop the other feeds
                 if not disk_full(exc):
                     log.exception("feed %s: could not store the poll result", feed.slug)
@@ -194,6 +204,8 @@ class Poller:
         if outcome.error:
             log.warning("feed %s: %s", feed.slug, outcome.error)
         if not dry_run:
+            from bot.runtime import metrics
+
             metrics.POLLS.labels(outcome.outcome.value).inc()
             for change in outcome.changes:
                 metrics.ITEMS.labels(change.kind.value).inc()
@@ -201,7 +213,8 @@ class Poller:
 
     async def settle(self) -> None:
         """Wait until pages still being read are stored (tests; a graceful stop)."""
-        await self.enricher.settle()
+        if "enricher" in self.__dict__:  # made: some poll needed pages or the model
+            await self.enricher.settle()
 
     def record_quiet(self, quiet: list[QuietPoll], *, caught_up: bool = False) -> None:
         """Quiet polls in one transaction; `caught_up`: nothing is overdue (for `health`).
@@ -209,23 +222,6 @@ class Poller:
         if quiet or caught_up:
             record_quiet(self.engine, quiet, self.clock(), cycle_finished=caught_up)
         self.indexer.flush()
-
-    async def _changed(
-        self, feed_id: int, result: FetchResult | str, raw: RawFeed | NotAFeed | None, *,
-        dry_run: bool,
-    ) -> PollOutcome:  # fmt: skip
-        """Decide once, then enrich, then write once (`poll_result.py`): the read, the plan
-        and every chat's rules run before the write transaction, the pages and the model's
-        calls between the two (the feed is leased meanwhile, so what was read still holds)."""
-        done = await asyncio.to_thread(decide_changed, self, feed_id, result, raw, dry_run)
-        if not isinstance(done, Decided):
-            return done
-        body = raw if isinstance(raw, RawFeed) else None
-        extras, late = await self.enricher.enrich(done, body, dry_run=dry_run)
-        outcome = await asyncio.to_thread(finish_changed, self, done, extras, dry_run)
-        if not dry_run:
-            self.enricher.later(done.plan.feed, late)
-        return outcome
 
     def apply(
         self,
@@ -236,7 +232,46 @@ class Poller:
     ) -> PollOutcome:
         """A poll with nothing fetched for its posts (a new feed's baseline), decided and
         stored in the caller's transaction."""
+        from bot.services.poll_result import apply_result
+
         return apply_result(session, feed_id, result, self.clock(), self.settings, raw)
+
+
+async def poll_changed(
+    poller: Poller,
+    feed_id: int,
+    result: FetchResult | str,
+    raw: RawFeed | NotAFeed | None,
+    *,
+    dry_run: bool,
+) -> PollOutcome:
+    """Decide once, then enrich, then write once (`poll_result.py`): the read, the plan
+    and every chat's rules run before the write transaction, the pages and the model's
+    calls between the two (the feed is leased meanwhile, so what was read still holds)."""
+    from bot.services.poll_result import Decided
+
+    enricher = poller.enricher  # made here, on the loop, before any thread asks for it
+    done = await asyncio.to_thread(decide_changed, poller, feed_id, result, raw, dry_run)
+    if not isinstance(done, Decided):
+        return done
+    body = raw if isinstance(raw, RawFeed) else None
+    extras, late = await enricher.enrich(done, body, dry_run=dry_run)
+    outcome = await asyncio.to_thread(finish_changed, poller, done, extras, dry_run)
+    if not dry_run:
+        enricher.later(done.plan.feed, late)
+    return outcome
+
+
+def preload() -> None:
+    """A long-running process (`run`, `worker`) loads the changed path and every store module
+    at start rather than in its first changed poll: that poll is not held up by the imports,
+    and `settle_heap` freezes them with the rest of the start-up heap."""
+    import importlib
+
+    for module in ("enrich", "poll_result", "watch"):
+        importlib.import_module(f"bot.services.{module}")
+    for module in store.EXPORTS:
+        importlib.import_module(f"bot.db.store.{module}")
 
 
 def decide_changed(
@@ -248,6 +283,8 @@ def decide_changed(
 ) -> Decided | PollOutcome:
     """Read, plan and route (a read, no write transaction); when nothing is to be fetched for
     the posts (most changed polls), also render and write, in the same thread hop."""
+    from bot.services.poll_result import Extras, decide_poll
+
     with Session(poller.engine) as session:
         keys = poller.enricher.model_keys
         now = poller.clock()
@@ -259,6 +296,8 @@ def decide_changed(
 
 def finish_changed(poller: Poller, decided: Decided, extras: Extras, dry_run: bool) -> PollOutcome:
     """Render outside the transaction, then write it all in one (a dry run writes nothing)."""
+    from bot.services.poll_result import outcome_of, render_poll, write_poll
+
     rendered = render_poll(decided, poller.settings, extras)
     if dry_run:
         return outcome_of(rendered.plan)
@@ -273,6 +312,8 @@ async def read_body(
     poller: Poller, feed: FeedState, result: FetchResult | str
 ) -> RawFeed | NotAFeed:
     """The body as a feed, its unchanged items taken from storage (`QUICK_PARSE`)."""
+    from bot.services.poll_result import parsed
+
     quick = poller.settings.quick_parse
     known = {}
     if quick and feed.baseline_done:

@@ -29,7 +29,7 @@ from bot.core.types import ChangeKind
 from bot.db import store
 from bot.db.reserve import disk_full
 from bot.services import run
-from bot.services.poll_result import PollOutcome
+from bot.services.outcome import PollOutcome
 from bot.services.polling import Poller, QuietPoll
 
 log = logging.getLogger("bot.services.polling")

@@ -30,6 +30,7 @@ from bot.db.engine import transaction
 from bot.db.runlock import acquire_poller_lock
 from bot.runtime import eventloop, metrics
 from bot.runtime.config import Settings, SettingsError
+from bot.services.polling import preload
 from bot.services.wiring import make_fetcher, open_database, settle_heap
 from bot.telegram.app import build_application, startup
 from bot.telegram.hookserver import connection_cap
@@ -150,6 +151,7 @@ def run_bot(settings: Settings, *, updates: bool = True, webhook: bool = False) 
     )
     if settings.metrics_port:
         metrics.serve(settings.metrics_port, settings.metrics_listen)
+    preload()
     settle_heap()
     return eventloop.run(
         serve(application, settings, updates=updates, webhook=webhook, outage=outage),

@@ -1,7 +1,8 @@
 """Start only what a command needs (issue 48): `--help` loads neither the database layer nor
-PTB nor the HTTP client, `health` reads its row with SQLAlchemy's core alone, and a dry-run
-poll loads no PTB. Each check starts the real CLI in a fresh interpreter and lists the modules
-it imported."""
+PTB nor the HTTP client, `health` reads its row with SQLAlchemy's core alone, a dry-run poll
+loads no PTB, and a dry-run poll of a quiet feed (a 304) loads nothing of the changed path:
+no Alembic, no parser, no plan, no renderer, no PostgreSQL dialect on SQLite. Each check
+starts the real CLI in a fresh interpreter and lists the modules it imported."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from bench.startup import QUIET_FEED
+from tests.support.fakes.feed_server import FeedServer
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("sqlalchemy", "sqlmodel", "alembic", "telegram", "aiohttp", "feedparser", "bot.db")
@@ -74,3 +78,45 @@ def test_feed_list_and_a_dry_run_poll_import_no_ptb(args: list[str], env: dict[s
     code, modules, _ = imported(args, env)
     assert code == 0
     assert loaded(modules, "telegram", "bot.telegram") == []
+
+
+# What a changed body needs and a 304 does not (each was loaded by the quiet dry run before).
+CHANGED_PATH = (
+    "alembic",
+    "telegram",
+    "feedparser",
+    "babel",
+    "prometheus_client",
+    "sqlalchemy.dialects.postgresql",
+    "bot.core.feeds.parse",
+    "bot.core.polls.plan",
+    "bot.core.detection",
+    "bot.core.messages.render",
+    "bot.db.store.items",
+    "bot.db.store.search",
+    "bot.db.store.outbox",
+    "bot.services.poll_result",
+    "bot.services.enrich",
+    "bot.services.watch",
+    "bot.cli.preview",
+)
+
+
+def test_a_dry_run_poll_of_a_quiet_feed_loads_nothing_of_the_changed_path(
+    env: dict[str, str], feeds: FeedServer
+) -> None:
+    url = feeds.serve("/quiet.xml", QUIET_FEED)
+    env = {**env, "ALLOW_PRIVATE_FEED_URLS": "true"}
+    added = subprocess.run(
+        [sys.executable, "-m", "bot", "feed", "add", url, "--name", "quiet"],
+        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert added.returncode == 0, added.stderr
+    code, modules, out = imported(["poll", "--once", "--dry-run"], env)
+    assert code == 0
+    assert "1 feeds, 1 not modified" in out  # the feed answered 304: a quiet poll
+    assert loaded(modules, *CHANGED_PATH) == []
+    assert loaded(modules, "sqlmodel", "aiohttp", "bot.db.store.feeds") != []  # it did poll

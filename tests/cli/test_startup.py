@@ -89,6 +89,7 @@ CHANGED_PATH = (
     "prometheus_client",
     "sqlalchemy.dialects.postgresql",
     "bot.core.feeds.parse",
+    "bot.core.feeds.changed",
     "bot.core.polls.plan",
     "bot.core.detection",
     "bot.core.messages.render",
@@ -98,6 +99,7 @@ CHANGED_PATH = (
     "bot.services.poll_result",
     "bot.services.enrich",
     "bot.services.watch",
+    "bot.services.telegraph",
     "bot.cli.preview",
 )
 

@@ -19,6 +19,7 @@ which one chat per hundred feeds receives through the fake Bot API. The run repo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -55,6 +56,7 @@ class Run:
     worst_delay: float  # s, the most overdue poll in the measured part
     cpu_share: float  # the workers', of the whole machine, measured part
     server_share: float  # the feed server's, of the whole machine, measured part
+    db_share: float  # PostgreSQL's backends serving this database (0 on SQLite), measured part
     machine_busy: float  # every process on the machine, measured part
     load: tuple[float, float]  # 1-minute load average at the start and end of the measured part
     workers: int
@@ -73,7 +75,7 @@ class Run:
             f"{max(self.windows):.0f}/s against {self.due_rate:.0f}/s due (worst "
             f"{self.worst_window:.1%} off); most overdue {self.worst_delay:.1f} s; CPU of "
             f"{self.workers} worker(s) {self.cpu_share:.1%} of the machine, feed server "
-            f"{self.server_share:.1%}, machine busy {self.machine_busy:.0%} (load "
+            f"{self.server_share:.1%}, PostgreSQL backends {self.db_share:.1%}, machine busy {self.machine_busy:.0%} (load "
             f"{self.load[0]:.1f} → {self.load[1]:.1f}); RSS {self.peak_rss_mb:.0f} MB; "
             f"database {self.db_mb:.0f} MB; {self.polls} polls, {self.messages} messages"
         )
@@ -164,6 +166,31 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def backends_cpu(url: str) -> dict[int, float]:
+    """CPU seconds of each PostgreSQL backend connected to the run's database (none on SQLite):
+    the database's own work for the workers, apart from other users of the server."""
+    if url.startswith("sqlite"):
+        return {}
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            pids = conn.execute(
+                text(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND pid <> pg_backend_pid()"
+                )
+            ).scalars()
+            found = {}
+            for pid in pids:
+                with contextlib.suppress(FileNotFoundError):  # it ended meanwhile
+                    found[int(pid)] = cpu_seconds(int(pid))
+            return found
+    finally:
+        engine.dispose()
+
+
 def machine_jiffies() -> tuple[int, int]:
     """(busy, total) jiffies of every CPU since boot, from /proc/stat."""
     fields = [int(f) for f in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
@@ -227,6 +254,7 @@ def _measure(
     started = time.time()
     peak = 0.0
     at: dict[str, tuple[float, float, tuple[int, int], float]] = {}
+    backends: dict[str, dict[int, float]] = {}
 
     def sample() -> tuple[float, float, tuple[int, int], float]:
         cpu = sum(cpu_seconds(w.pid) for w in workers)
@@ -238,11 +266,13 @@ def _measure(
             peak = max(peak, sum(rss_mb(w.pid) for w in workers))
             if "start" not in at and now >= started + interval:
                 at["start"] = sample()
+                backends["start"] = backends_cpu(url)
             for worker, log in zip(workers, logs, strict=True):
                 if worker.poll() is not None:
                     raise SystemExit(f"a worker exited with {worker.returncode}: see {log.name}")
             time.sleep(1.0)
         at["end"] = sample()
+        backends["end"] = backends_cpu(url)
         with urllib.request.urlopen(f"{base}/_stats", timeout=120) as answer:
             stats = json.load(answer)
     finally:
@@ -277,6 +307,9 @@ def _measure(
         worst_delay=worst,
         cpu_share=(cpu1 - cpu0) / measure / cores,
         server_share=(server1 - server0) / measure / cores,
+        db_share=sum(t - backends["start"].get(pid, 0.0) for pid, t in backends["end"].items())
+        / measure
+        / cores,
         machine_busy=(busy1 - busy0) / max(total1 - total0, 1),
         load=(load0, load1),
         workers=count,
@@ -323,6 +356,12 @@ def table(feeds: int, interval: float, runs: list[Run]) -> list[str]:
         (
             "feed server CPU, share of the machine (apart)",
             lambda r: r.server_share * 100,
+            "{:.1f}%",
+            "-",
+        ),
+        (
+            "PostgreSQL backends of the run, share of the machine",
+            lambda r: r.db_share * 100,
             "{:.1f}%",
             "-",
         ),

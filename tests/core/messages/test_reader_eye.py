@@ -12,7 +12,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.messages.blocks import read_blocks
+from bot.core.messages.blocks import Block, Run, read_blocks
 from bot.core.messages.header import (
     NAME_CHARS,
     OWN_MESSAGE_NAME_CHARS,
@@ -21,7 +21,7 @@ from bot.core.messages.header import (
     shown_author,
     shown_categories,
 )
-from bot.core.messages.machinery import repeats_title
+from bot.core.messages.machinery import repeats_title, substantive
 from bot.core.messages.render import render_change
 from bot.core.messages.sentences import sentence_ends
 from bot.core.messages.summary import HEADING_COLUMNS, summarize
@@ -302,3 +302,29 @@ def test_reading_stops_at_the_character_limit_counted_over_every_run() -> None:
     body = "<p>" + "<b>ab</b> " * 30 + "</p><p>Later paragraph.</p>"
     assert "Later paragraph." not in [b.text for b in read_blocks(body, 60, 40)]
     assert read_blocks(body, 60, 10_000)[-1].text == "Later paragraph."
+
+
+def test_lists_keep_their_numbers_unless_a_title_headline_was_skipped() -> None:
+    shown = visible(summarize("<ol><li>Alpha ships.</li><li>Beta ships.</li></ol>", title="X"))
+    assert shown == "1. Alpha ships.\n2. Beta ships."
+    bullets = "<ul><li>Harbour bridge reopens</li><li>Traffic flows again</li></ul>"
+    assert visible(summarize(bullets, title="Harbour bridge reopens")) == "• Traffic flows again"
+
+
+def test_only_the_first_two_blocks_may_be_a_title_headline() -> None:
+    third = p_block("Harbour bridge reopens", "li")
+    idle_first = [p_block("Points: 3"), p_block("Tags: city"), third]
+    assert substantive(idle_first, "Harbour bridge reopens") == [third]
+    assert substantive([p_block("Xxxx.")]) == [p_block("Xxxx.")]
+    later = [p_block("One."), p_block("Two."), p_block("Xxxx.")]
+    assert substantive(later) == later
+
+
+def test_a_time_as_a_list_item_is_kept() -> None:
+    assert visible(summarize("<ul><li>8.13pm GMT</li><li>9.02pm GMT</li></ul>")) == (
+        "• 8.13pm GMT\n• 9.02pm GMT"
+    )
+
+
+def p_block(text: str, kind: str = "p") -> Block:
+    return Block(kind, (Run(text),))

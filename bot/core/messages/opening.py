@@ -31,7 +31,8 @@ OPENING_TASK = (
     "those posts. Plain text, no links, no markup."
 )
 _CITATION = re.compile(r"\[(\d{1,3})\]")
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s*(?=[^\s\[])")
+# A sentence ends at . ! ? and a space (not inside "v2.1" or an address), or at 。！？.
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[^\s\[])|(?<=[。！？])\s*(?=[^\s\[])")
 
 
 def extractive(entries: Sequence[Entry], tr: Translator = ENGLISH) -> str:

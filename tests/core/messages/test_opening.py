@@ -96,3 +96,27 @@ def test_grounded_in() -> None:
     assert grounded_in("Corvid joins", "corvid labs")  # the first word is grammar
     assert not grounded_in("It joins Corvid", "labs")
     assert grounded_in("it joins Corvid", "CORVID")
+
+
+def test_the_prompts_roles_an_unknown_language_and_a_title_of_ninety_characters() -> None:
+    system, user = prompt(TOP[:1], "fr")
+    assert system["content"] == OPENING_TASK.format(target="fr")
+    assert user["role"] == "user"
+    title = "word " * 17 + "last"  # 89 characters, then 91
+    assert extractive([entry(title + "s", "x", "F")]) == f"Top stories: {title}s [1]."
+    assert extractive([entry(title + "s!", "x", "F")]).startswith("Top stories: word word")
+    assert len(extractive([entry(title + "s!", "x", "F")])) < len(f"Top stories: {title}s! [1].")
+
+
+def test_links_the_digest_was_sent_may_stay_and_names_span_posts_by_spaces() -> None:
+    sent = "[1] Title: Corvid\nText: see blog.corvid.example/post"
+    said = "Corvid Labs joins Lumen, see blog.corvid.example/post [1]."
+    assert accepted(answer(said), TOP, sent) == said  # in what the model was sent
+    assert accepted(answer(said), TOP, "") == "Corvid Labs joins Lumen, see [1]."
+    # a name whose parts end one cited post and begin the next is not in either
+    glued = [entry("Alpha", "Alpha", "F"), entry("Beta", "Beta", "G")]
+    assert accepted(answer("It is Alpha Beta [1][2]."), glued, "") is not None
+    assert accepted(answer("It is AlphaXX [1][2]."), glued, "") is None
+    chinese = [entry("Lumen 基金会", "Lumen 基金会 新成员", "F")]
+    assert accepted(answer("Lumen 基金会有新成员 [1]。Lumen 发布 [1]。"), chinese, "") is not None
+    assert accepted(answer("Lumen 基金会有新成员 [1]。Lumen 发布。"), chinese, "") is None

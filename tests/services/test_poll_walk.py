@@ -57,11 +57,19 @@ MODULES = [
 ]
 
 
+@pytest.mark.parametrize("quick", [True, False], ids=["quick-parse", "whole-parse"])
 async def test_one_changed_feed_is_read_once_planned_once_written_once(
-    engine: Engine, db_url: str, feeds: FeedServer, monkeypatch: pytest.MonkeyPatch
+    engine: Engine,
+    db_url: str,
+    feeds: FeedServer,
+    monkeypatch: pytest.MonkeyPatch,
+    quick: bool,
 ) -> None:
     """With full text and the model on: the pages and the model's answers are fetched between
-    the one read and the one write, and stored by that write."""
+    the one read and the one write, and stored by that write. With `QUICK_PARSE` (the
+    default) the parse first looks up the rows of the last document's unchanged bytes
+    (`shown_items`, core/feeds/changed.py): an input to reading the body, which decides
+    nothing; whether a post is new is still decided from the one `read_poll`."""
     api = FakeModelApi().start()
     settings = make_settings(
         db_url,
@@ -72,6 +80,7 @@ async def test_one_changed_feed_is_read_once_planned_once_written_once(
         # The wait is at most: pages are read one at a time per feed in a page worker whose
         # cold start (trafilatura's imports) takes seconds on a loaded machine.
         full_text_wait_seconds=20.0,
+        quick_parse=quick,
     )
     base = feeds.url("").rstrip("/")
 
@@ -117,7 +126,8 @@ async def test_one_changed_feed_is_read_once_planned_once_written_once(
     # SQLite's one process keeps the model's budget in memory; on PostgreSQL every process
     # shares it, and the poll's calls are taken from it in one statement before they are made.
     budget = ["spend_model_calls"] if engine.dialect.name == "postgresql" else []
-    assert spy.calls == ["read_poll", *budget, "write_poll"]
+    parse_input = ["shown_items"] if quick else []
+    assert spy.calls == [*parse_input, "read_poll", *budget, "write_poll"]
     new = [c for c in outcome.changes if c.kind == "new"]
     assert [c.item.title for c in new] == list(blog.NEW_TITLES_OLDEST_FIRST)
     assert len(api.calls) == len(new) and {c.target for c in api.calls} == {"Spanish"}

@@ -20,7 +20,7 @@ from bot.core.types import Identity, ParsedItem
 from bot.db import store
 from bot.db.engine import make_engine, transaction
 from bot.db.migrate import alembic_config
-from bot.db.store.search import MAX_VERSIONS
+from bot.db.store.search import _UNINDEXED, MAX_VERSIONS
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
 from bot.services.wiring import make_fetcher
@@ -244,3 +244,17 @@ def test_newest_first_at_most_the_limit_in_one_feed_and_since(engine: Engine) ->
     with transaction(engine) as session:  # a feed the chat left is not the chat's any more
         store.unsubscribe(session, chat_id=CHAT, feed_id=feeds[1].id, now=NOW)
     assert {title.split()[0] for title, _ in search(engine, "harbour")} == {"f0"}
+
+
+def test_the_catch_up_reads_only_versions_waiting_for_their_rows(sqlite_url: str) -> None:
+    """A process's first indexing pass looks for versions without FTS5 rows (a crash between
+    a poll's commit and its indexing): SQLite finds them in the partial index of migration
+    0039, not by reading every stored version, which every `poll --once` would pay."""
+    engine = make_engine(sqlite_url)
+    try:
+        with engine.connect() as c:
+            sql = str(_UNINDEXED.compile(engine))
+            plan = " ".join(str(row[-1]) for row in c.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}"))
+    finally:
+        engine.dispose()
+    assert "USING INDEX item_search_pending" in plan

@@ -276,7 +276,12 @@ def write_results(
         *[f"- {name}: `{plan}`" for name, plan in plans.items()],
         "",
     ]
-    (ROOT / "bench" / "RESULTS.md").write_text("\n".join(lines))
+    path = ROOT / "bench" / "RESULTS.md"
+    old = path.read_text() if path.exists() else ""
+    # The table above is this run's; the sections below it (each session's notes, the scale
+    # and search runs) are history and stay: an earlier version dropped them on every write.
+    kept = old[old.index("\n## ") :] if "\n## " in old else ""
+    path.write_text("\n".join(lines).rstrip("\n") + "\n" + kept)
 
 
 if __name__ == "__main__":

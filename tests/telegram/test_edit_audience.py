@@ -88,6 +88,8 @@ async def test_a_late_chat_that_asked_for_the_latest_posts_gets_their_edits(
     await bot_api.wait_for(lambda: len(about(bot_api, LATE)) == 1)
     feeds.serve("/feed/", blog.rss(with_price(59)))
     await cycle(bot, bot_api)
+    # The edit is delivered after the cycle, by the delivery loop: wait for it, not race it.
+    await bot_api.wait_for(lambda: len(about(bot_api, LATE)) == 2)
     _, update = about(bot_api, LATE)
     assert update.text.startswith("<b>Actualizado: ")
     assert "<i>Membership: $49 → $59</i>" in update.text

@@ -25,7 +25,7 @@ _END = re.compile(rf"[.!?…]+[{re.escape(CLOSERS)}]*(?=\s|$)|[{CJK_ENDS}][{re.e
 # points that Python's table calls wide), so `columns` is exact.
 _LOW_WIDE = "".join(chr(c) for c in range(0x1100) if unicodedata.east_asian_width(chr(c)) in "WF")
 _MAYBE_WIDE = re.compile(f"[{re.escape(_LOW_WIDE)}\u1100-\U0010ffff]")
-_WORD_BEFORE = re.compile(r"([\w.]+)\.$")
+_NEXT = re.compile(r"\s*(\S)")  # the first character after a stop that is not a space
 # An initial ("J. Smith") stands alone: after a space, an opening mark or nothing. A letter
 # glued to a symbol ("⌘P.", "Ctrl+P.") is a key or a name's end, and its stop ends a sentence.
 _INITIAL_BEFORE = re.compile(r"(?:(?<=^)|(?<=[\s(\[\"'“‘]))")
@@ -39,27 +39,37 @@ def columns(text: str) -> int:
 
 
 def sentence_ends(text: str) -> list[int]:
-    """Offsets just after each sentence end in `text` (its end included)."""
+    """Offsets just after each sentence end in `text` (its end included). Linear: the word
+    before a stop and the character after it are found by looking at their neighbours, not by
+    searching the text before the stop again at every stop (a 500-character paragraph cost
+    70 µs that way, the summary's largest cost)."""
     ends: list[int] = []
     for match in _END.finditer(text):
         end = match.end()
-        if match.group().startswith(".") and not match.group().startswith("..."):
-            head = text[: match.start() + 1]
-            word = _WORD_BEFORE.search(head)
-            following = text[end:].lstrip()
-            if word is not None:
-                name = word.group(1).lower()
-                if name in _ABBREVIATIONS or (
-                    len(name) == 1 and name.isalpha() and _INITIAL_BEFORE.match(head, word.start())
-                ):
-                    continue
-            if following[:1].islower() or (
-                following[:1].isdigit()
-                and word is not None
-                and (word.group(1).lower() in ("no", "nos", "nr"))
+        found = match.group()
+        if found.startswith(".") and not found.startswith("..."):
+            stop = match.start()
+            start = _word_start(text, stop)
+            after = _NEXT.match(text, end)
+            following = after.group(1) if after else ""
+            name = text[start:stop].lower() if start < stop else None
+            if name is not None and (
+                name in _ABBREVIATIONS
+                or (len(name) == 1 and name.isalpha() and _INITIAL_BEFORE.match(text, start))
             ):
+                continue
+            if following.islower() or (following.isdigit() and name in ("no", "nos", "nr")):
                 continue
         ends.append(end)
     if not ends or ends[-1] < len(text.rstrip()):
         ends.append(len(text.rstrip()))
     return ends
+
+
+def _word_start(text: str, stop: int) -> int:
+    """Where the run of word characters and dots that ends at `stop` begins (`stop` if none):
+    "e.g" before "e.g.", "U.S" before "U.S.". (`\\w` is `str.isalnum` or "_".)"""
+    start = stop
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "._"):
+        start -= 1
+    return start

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from itertools import chain
 
-from bot.core.messages.blocks import Block, Run, head_runs
-from bot.core.messages.machinery import substantive
+from bot.core.messages.blocks import Block, LazyBlocks, Run, head_runs
+from bot.core.messages.machinery import each_substantive, substantive
 from bot.core.messages.sentences import sentence_ends
 from bot.core.text import words_of
 
@@ -166,7 +167,7 @@ def without_hanging_intros(blocks: Sequence[Block]) -> list[Block]:
 
 def author_summary(
     blocks: Sequence[Block], excerpt: Sequence[Block], title: str = ""
-) -> tuple[list[Block], bool]:
+) -> tuple[Sequence[Block], bool]:
     """The post's own summary (and whether the site cut it), or [] when it has none. An
     excerpt is the author's when it is not the body's first words nor cut by the site (the
     item carries the full text, which says more), and says more than the title; a one-sentence
@@ -190,7 +191,8 @@ def author_summary(
     if kept and not _is_beginning(kept, blocks) and not _site_cut(kept):
         if is_teaser(kept):
             said = {b.text for b in kept}
-            return kept + [b for b in substantive(lede(blocks), title) if b.text not in said], False
+            rest = (b for b in each_substantive(lede(blocks), title) if b.text not in said)
+            return LazyBlocks(chain(kept, rest)), False
         return kept, looks_cut(kept)
     return [], False
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from bot.core.messages.blocks import Block, Run
 from bot.core.messages.sentences import sentence_ends
@@ -143,7 +143,12 @@ def substantive(blocks: Sequence[Block], title: str = "") -> list[Block]:
     """`blocks` without machinery: whole blocks that are machinery or link lists go, and in a
     paragraph each machinery sentence (or one only repeating the title) goes; after "Somebody
     writes:" the paragraph starts at the first sentence about the title."""
-    out: list[Block] = []
+    return list(each_substantive(blocks, title))
+
+
+def each_substantive(blocks: Iterable[Block], title: str = "") -> Iterator[Block]:
+    """`substantive`, one block at a time: a summary reads only as far as it shows."""
+    kept_any = False
     sponsors = False  # inside the list a sponsors' line introduced
     shift = 0  # items renumbered after a skipped first one
     for index, block in enumerate(blocks):
@@ -156,16 +161,17 @@ def substantive(blocks: Sequence[Block], title: str = "") -> list[Block]:
         sponsors = bool(_SPONSORS_INTRO.match(unicodedata.normalize("NFKC", block.text).strip()))
         if idle(block):
             continue
-        if block.kind == "li" and not out and index < 2 and repeats_title(block.text, title):
+        if block.kind == "li" and not kept_any and index < 2 and repeats_title(block.text, title):
             shift = 1  # a news cluster's first headline is the title again: 2. reads 1.
             continue
         if block.kind not in ("p", "quote") or index >= SENTENCE_BLOCKS:
-            out.append(block)
+            kept_any = True
+            yield block
             continue
-        kept = _sentences_kept(block, title if index < 2 and not out else "")
+        kept = _sentences_kept(block, title if index < 2 and not kept_any else "")
         if kept is not None:
-            out.append(kept)
-    return out
+            kept_any = True
+            yield kept
 
 
 def _sentences_kept(block: Block, title: str) -> Block | None:

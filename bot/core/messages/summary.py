@@ -23,7 +23,14 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from bot.core.messages.blocks import Block, Run, head_runs, read_blocks, text_blocks
+from bot.core.messages.blocks import (
+    Block,
+    LazyBlocks,
+    Run,
+    head_runs,
+    read_blocks,
+    text_blocks,
+)
 from bot.core.messages.boilerplate import (
     author_summary,
     lede,
@@ -32,7 +39,7 @@ from bot.core.messages.boilerplate import (
     without_hanging_intros,
 )
 from bot.core.messages.escape import esc, esc_attr
-from bot.core.messages.machinery import idle, is_machinery, repeats_title, substantive
+from bot.core.messages.machinery import each_substantive, idle, is_machinery, repeats_title
 from bot.core.messages.sentences import CJK_ENDS, CLOSERS, columns, sentence_ends
 from bot.core.urls import safe_link
 
@@ -64,8 +71,8 @@ def summarize(body_html: str, text: str = "", excerpt_html: str = "", *, full: b
     blocks = read_blocks(body_html) if body_html.strip() else text_blocks(text)
     excerpt = read_blocks(excerpt_html) if excerpt_html.strip() else []
     chosen, cut_by_site = author_summary(blocks, excerpt, title)
-    if not chosen:
-        chosen = substantive(lede(blocks), title)
+    if not chosen:  # decided as far as `compose` reads: it stops at three sentences
+        chosen = LazyBlocks(each_substantive(lede(blocks), title))
         cut_by_site = not full and looks_cut(chosen)
     shown = compose(chosen, limit, cut_by_site=cut_by_site, rows=rows, more=more)[0]
     if not shown:  # everything looked like furniture: its words beat an empty message
@@ -126,7 +133,7 @@ def compose(
     lines: list[tuple[Block, str]] = []  # (block, its HTML)
     used = sentences = items = used_rows = left = 0
     for index, block in enumerate(blocks):
-        last = index == len(blocks) - 1
+        last = not _has(blocks, index + 1)
         runs = without_cut_marks(block.runs) if last and cut_by_site else block.runs
         text = "".join(run.text for run in runs)
         if not text.strip():
@@ -242,11 +249,18 @@ def phone_rows(width: int) -> int:
 def _items_from(blocks: Sequence[Block], index: int) -> int:
     """How many list items follow from `index` in the same list."""
     count = 0
-    for block in blocks[index:]:
-        if block.kind != "li":
-            break
+    while _has(blocks, index + count) and blocks[index + count].kind == "li":
         count += 1
     return count
+
+
+def _has(blocks: Sequence[Block], index: int) -> bool:
+    """`blocks` reaches `index`: asked of a `LazyBlocks` without deciding the rest."""
+    try:
+        blocks[index]
+    except IndexError:
+        return False
+    return True
 
 
 def _overhead(previous: Block | None, block: Block) -> int:

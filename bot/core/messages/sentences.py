@@ -52,13 +52,12 @@ def sentence_ends(text: str) -> list[int]:
             start = _word_start(text, stop)
             after = _NEXT.match(text, end)
             following = after.group(1) if after else ""
-            name = text[start:stop].lower() if start < stop else None
-            if name is not None and (
-                name in _ABBREVIATIONS
-                or (len(name) == 1 and name.isalpha() and _INITIAL_BEFORE.match(text, start))
+            name = text[start:stop].lower()  # "" when no word precedes the stop
+            if name in _ABBREVIATIONS or (
+                len(name) == 1 and name.isalpha() and _INITIAL_BEFORE.match(text, start)
             ):
-                continue
-            if following.islower() or (following.isdigit() and name in ("no", "nos", "nr")):
+                continue  # "No. 5" too: "no", "nos" and "nr" are abbreviations
+            if following.islower():
                 continue
         ends.append(end)
     if not ends or ends[-1] < len(text.rstrip()):

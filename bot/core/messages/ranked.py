@@ -98,9 +98,12 @@ class Weights:
 
 def stories(posts: Sequence[Candidate]) -> list[Entry]:
     """The posts as stories, in the period's order: a post that repeats an earlier one of
-    another feed adds its feed to that entry (same link, or a near-equal title and opening)."""
+    another feed adds its feed to that entry (same link, or a near-equal title and opening).
+    The posts come feed by feed; sorted by when each was held (a stable sort), the story is
+    told by the copy the period had first (GitHub's release, not the planet's copy a poll
+    later) and ties in rank keep the order the posts came in, not the feeds' order."""
     entries: list[Entry] = []
-    for post in posts:
+    for post in sorted(posts, key=lambda p: p.at):
         for index, entry in enumerate(entries):
             if post.feed_id not in entry.feed_ids and same_story(post.story, entry.post.story):
                 entries[index] = replace(

@@ -71,6 +71,20 @@ def test_the_same_story_from_two_feeds_is_one_entry_naming_both() -> None:
     assert len(same_feed) == 2  # one feed's two posts are never one story
 
 
+def test_stories_come_in_the_periods_order_not_the_feeds() -> None:
+    """The held posts are read feed by feed: the planet's copy (held a poll later) must not
+    tell the story GitHub told first, and two unrelated posts keep the order they came in."""
+    release = post(1, feed=1, title="v3.2.0", hours=30)
+    planet = post(2, feed=2, title="GitHub: v3.2.0", link="https://example.org/1?utm_source=p",
+                  hours=29)  # fmt: skip
+    weekly_late, weekly = post(3, feed=2, hours=20), post(4, feed=1, hours=25)
+    entries = stories([planet, weekly_late, release, weekly])
+    assert [e.post.item_id for e in entries] == [1, 4, 3]
+    assert entries[0].feeds == ("Feed 1", "Feed 2")
+    ranked = rank([weekly_late, weekly], Weights(), NOW - timedelta(days=2))
+    assert [e.post.item_id for e in ranked] == [4, 3]  # equal scores: the earlier first
+
+
 def test_score_adds_keywords_carriers_weights_and_recency() -> None:
     entry = Entry(post(1, categories=("Chips", "Events")), ("A", "B", "C"), (1, 2, 3), True)
     weights = Weights({1: -2, 2: 6}, {"chips": 3, "events": -1})

@@ -252,6 +252,8 @@ class Sender:
         assert delivery.id is not None
         reply_to = await self._original(delivery)
         silent, story = delivery.silent, SEND
+        if reply_to is not None and not plain and await self.stories.told_edit(delivery, reply_to):
+            return await self.record_sent(delivery)  # another copy's edit told this change
         if not plain:
             story = await self.stories.decide(delivery)
             if story.folded is not None:  # the chat's message about it now names this feed

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 
 from bot.core.messages.notices import with_also
-from bot.core.polls.duplicates import CANDIDATES, WINDOW, same_story
+from bot.core.polls.duplicates import CANDIDATES, WINDOW, same_change, same_story
 from bot.core.polls.duplicates import Story as StoryValue
 from bot.core.types import MessageKind
 from bot.db import store
@@ -98,6 +98,21 @@ class Stories:
         if decision.new is not None and feeds is not None:
             feeds.add(decision.new.feed_id)
         return decision
+
+    async def told_edit(self, delivery: Queued, reply_to: int) -> bool:
+        """Was this edit's change already told as a reply to `reply_to` by an edit of another
+        copy of the story (a planet republishing the original's edit)? One read an edit."""
+        if delivery.kind != MessageKind.EDITED or delivery.item_id is None:
+            return False
+        read = functools.partial(
+            store.edits_replying,
+            chat_id=delivery.chat_id,
+            item_id=delivery.item_id,
+            message_id=reply_to,
+            since=self.clock() - WINDOW,
+        )
+        told = await run.read(self.engine, read)
+        return any(same_change(delivery.text, text) for text in told)
 
     def sent(self, delivery: Queued, message_id: int | None, new: store.NewStory | None) -> None:
         """A new post's message Telegram accepted: a later post of this batch compares to it."""

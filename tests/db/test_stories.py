@@ -122,3 +122,44 @@ def test_a_group_upgrade_moves_its_stories_weights_and_choice(
         assert store.weights(session, chat_id=-5) == []
     found = _repeat(engine, -100, later)
     assert isinstance(found, store.Repeat) and found.told.message_id == 10
+
+
+def _edit(
+    engine: Engine, feed_id: int, chat_id: int, item_id: int, text: str, **extra: Any
+) -> None:
+    with transaction(engine) as session:
+        session.add(
+            Delivery(
+                chat_id=chat_id,
+                feed_id=feed_id,
+                item_id=item_id,
+                kind="edited",
+                text=text,
+                status=extra.get("status", DeliveryStatus.SENT),
+                sent_at=extra.get("at", NOW),
+            )
+        )
+
+
+def test_edits_replying_are_other_copies_sent_edits_to_that_message(
+    engine: Engine, feed_ids: list[int], chats: list[int]
+) -> None:
+    first = _post(engine, feed_ids[0], 1, 10)
+    folded = _post(engine, feed_ids[1], 1, 10)  # a copy folded into message 10
+    elsewhere = _post(engine, feed_ids[2], 1, 30)
+    other_chat = _post(engine, feed_ids[2], 2, 10)  # chat 2's own message 10
+    _edit(engine, feed_ids[1], 1, folded, "the copy's edit")
+    _edit(engine, feed_ids[1], 1, folded, "old", at=NOW - timedelta(days=4))
+    _edit(engine, feed_ids[1], 1, folded, "waiting", status=DeliveryStatus.PENDING)
+    _edit(engine, feed_ids[2], 1, elsewhere, "another message's edit")
+    _edit(engine, feed_ids[2], 2, other_chat, "another chat's edit")
+    _edit(engine, feed_ids[0], 1, first, "this post's own earlier edit")
+
+    def replying(item_id: int) -> list[str]:
+        with Session(engine) as session:
+            return store.edits_replying(
+                session, chat_id=1, item_id=item_id, message_id=10, since=NOW - timedelta(days=3)
+            )
+
+    assert replying(first) == ["the copy's edit"]
+    assert replying(folded) == ["this post's own earlier edit"]

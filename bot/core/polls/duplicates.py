@@ -14,6 +14,9 @@ same title ("This week in Lumen") open differently: not one story. A post withou
 Only posts sent in the last `WINDOW` are compared (a story is news for a few days), and only
 the chat's stories in that window are read, through an index on (chat, time), at most
 `CANDIDATES` of them: the check costs the same however long the chat's history is.
+An edit of a story told in one message is one "Updated:" reply: a planet republishing the
+original's edit tells the same change (`same_change`: equal text after the header, which names
+each copy's own title, feed and date), and only the first copy's edit is sent.
 Thresholds measured on real-shaped pairs (`tests/core/polls/test_duplicates.py`): copies,
 a planet's copy and a news site's excerpt score 0.8–1.0 on titles and 0.9–1.0 on openings; two
 weekly posts with one title score 0.19 on openings; a translated title 0.24 and another post
@@ -120,3 +123,20 @@ def same_story(new: Story, sent: Story) -> bool:
     if new.link is not None and new.link == sent.link:
         return True
     return title_score(new, sent) >= TITLE_MIN and opening_score(new, sent) >= OPENING_MIN
+
+
+def change_of(message: str) -> str:
+    """What an edit's message says changed, without its header (the copy's own linked title,
+    feed and date): the text after its first blank line, or a one-line notice's after its last
+    " — "; empty when it says nothing more than its header."""
+    _, blank, body = message.partition("\n\n")
+    if blank:
+        return body
+    _, dash, what = message.rpartition(" — ")
+    return what if dash else ""
+
+
+def same_change(new: str, told: str) -> bool:
+    """Do two edits' messages (of two copies of one story) tell the same change?"""
+    change = change_of(new)
+    return bool(change) and change == change_of(told)

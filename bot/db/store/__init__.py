@@ -150,6 +150,7 @@ if TYPE_CHECKING:
     from bot.db.store.stories import add_stories as add_stories
     from bot.db.store.stories import chat_duplicates as chat_duplicates
     from bot.db.store.stories import chat_stories as chat_stories
+    from bot.db.store.stories import edits_replying as edits_replying
     from bot.db.store.stories import find_repeat as find_repeat
     from bot.db.store.stories import primed as primed
     from bot.db.store.stories import repeat_of as repeat_of
@@ -303,6 +304,7 @@ EXPORTS: dict[str, tuple[str, ...]] = {
         "add_stories",
         "chat_duplicates",
         "chat_stories",
+        "edits_replying",
         "find_repeat",
         "primed",
         "repeat_of",

@@ -9,12 +9,14 @@ from datetime import datetime
 
 from sqlalchemy import Connection, insert
 from sqlalchemy import select as sa_select
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from bot.core.polls.duplicates import CANDIDATES, same_story, story_of
 from bot.core.polls.duplicates import Story as StoryValue
+from bot.core.types import MessageKind
 from bot.db.store.statements import table
-from bot.db.tables import Chat, Delivery, Feed, Item, Story
+from bot.db.tables import Chat, Delivery, DeliveryStatus, Feed, Item, Story
 
 FOLD = "fold"
 SHOW = "show"
@@ -277,3 +279,30 @@ def set_duplicates(session: Session, *, chat_id: int, mode: str) -> None:
 def chat_duplicates(session: Session, *, chat_id: int) -> str:
     chat = session.get(Chat, chat_id)
     return chat.duplicates if chat is not None else FOLD
+
+
+def edits_replying(
+    session: Session, *, chat_id: int, item_id: int, message_id: int, since: datetime
+) -> list[str]:
+    """The chat's edits of *other* posts sent since `since` as replies to `message_id`: the
+    posts whose new-post delivery was sent, or folded, as that message (one story's copies).
+    Read only for an edit about to be sent; by the chat's deliveries since `since` and, for
+    each, its post's deliveries (the item index)."""
+    told = aliased(Delivery)
+    rows = session.exec(
+        select(Delivery.text)
+        .join(
+            told,
+            (col(told.item_id) == col(Delivery.item_id)) & (col(told.chat_id) == chat_id),
+        )
+        .where(
+            col(Delivery.chat_id) == chat_id,
+            col(Delivery.kind) == MessageKind.EDITED,
+            col(Delivery.status) == DeliveryStatus.SENT,
+            col(Delivery.sent_at) >= since,
+            col(Delivery.item_id) != item_id,
+            col(told.kind) == MessageKind.NEW,
+            col(told.message_id) == message_id,
+        )
+    ).all()
+    return list(rows)

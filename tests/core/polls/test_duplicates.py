@@ -221,3 +221,31 @@ def test_every_cjk_block_is_split() -> None:
     assert words("\u3041\u3042") == ["\u3041", "\u3042"]  # hiragana, near the block's start
     assert words("\ud7a3\ud7a3") == ["\ud7a3", "\ud7a3"]  # the last Hangul syllable
     assert words("\u9fff\u9fff") == ["\u9fff", "\u9fff"]  # the last unified ideograph
+
+
+UPDATED = (
+    '<b>Updated: <a href="{link}">{title}</a></b>\n{feed} · 8 Sep 2026\n\n'
+    "<i>A paragraph added: “Corvid Labs will also host the 2027 summit.”</i>\n"
+    "<b>Added:</b>\n+ Corvid Labs will also host the 2027 summit."
+)
+
+
+def test_one_change_told_by_two_copies_is_the_same_change() -> None:
+    """The original's edit and the planet's republished edit differ only in their header (a
+    copy's own link, title, feed and categories); another change, or a message that is all
+    header, is not the same change."""
+    original = UPDATED.format(link="https://lumen.example/a/", title="Corvid", feed="Lumen")
+    planet = UPDATED.format(
+        link="https://lumen.example/a/?utm_source=planet", title="Lumen: Corvid", feed="Planet"
+    ).replace(" · 8 Sep 2026", " · 8 Sep 2026\n<i>Announcements</i>")
+    assert duplicates.same_change(planet, original) and duplicates.same_change(original, planet)
+    other = original.replace("2027 summit", "2028 summit")
+    assert not duplicates.same_change(other, original)
+    notice = '<b>Updated: </b><a href="https://a.example/">Corvid</a> — <i>a paragraph added</i>'
+    copy = (
+        '<b>Updated: </b><a href="https://b.example/">Planet: Corvid</a> — <i>a paragraph added</i>'
+    )
+    assert duplicates.same_change(copy, notice)
+    assert duplicates.change_of(notice) == "<i>a paragraph added</i>"
+    bare = "<b>Updated: Corvid</b>"
+    assert duplicates.change_of(bare) == "" and not duplicates.same_change(bare, bare)

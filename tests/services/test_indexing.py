@@ -135,3 +135,24 @@ async def test_a_poll_is_searchable_once_it_returns(
     assert search(engine, '"student tickets"') == [(blog.GUIDE.title, False)]
     count, found = indexed(engine)
     assert count == found
+
+
+def test_more_versions_than_a_batch_are_all_indexed_a_batch_at_a_time(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first poll of many feeds leaves thousands of versions: read and indexed a batch at a
+    time (their texts at once were the bot's peak memory), every one of them, both ways."""
+    monkeypatch.setattr("bot.db.store.search.INDEX_BATCH", 3)
+    sqlite = engine.dialect.name == "sqlite"
+    feed_id = _feed(engine)
+    left = [_insert(f"l{n}", f"Lantern number{n} was lit.") for n in range(7)]
+    _write_deferred(engine, feed_id, left)
+    restarted = SearchIndexer(engine)
+    assert restarted.flush() == (7 if sqlite else 0)  # everything left: 3 + 3 + 1
+    handed = [_insert(f"h{n}", f"Harbour bell{n} rang.") for n in range(8)]
+    restarted.add(_write_deferred(engine, feed_id, handed))
+    assert restarted.flush() == (8 if sqlite else 0)  # what was handed over: 3 + 3 + 2
+    assert indexed(engine) == (15, 15)
+    assert search(engine, "number6") == [("Post l6", True)]
+    assert search(engine, "bell7") == [("Post h7", True)]
+    assert len(search(engine, "lantern")) == 7

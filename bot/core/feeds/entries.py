@@ -13,9 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from html import unescape
-from itertools import chain
 
-from bot.core.feeds.images import body_images, own_image, own_images
+from bot.core.feeds.images import body_images, own_images
 from bot.core.text import clean_inline
 from bot.core.types import Enclosure, RawEntry
 
@@ -90,14 +89,15 @@ def raw_entry(
         excerpt_hash: str | None = excerpt_key(html)
     else:
         excerpt_hash = excerpt_key(summary) if summary.strip() and summary != html else None
-    offered = list(images)
-    first = own_image(chain(offered, body_images(html)), link)
     # An album comes from one source, the feed's media list or the body's pictures: mixing them
     # would show one picture twice (a feed's thumbnail of the body's first picture). The body
-    # is scanned past its first picture only when the post has one and the feed lists fewer.
-    pictures = own_images(offered, link)
-    if first is not None and len(pictures) < 2:
-        pictures = max(pictures, own_images(body_images(html), link), key=len)
+    # is read (once) only when the feed lists fewer than two pictures.
+    pictures = own_images(images, link)
+    first = pictures[0] if pictures else None
+    if len(pictures) < 2:
+        in_body = own_images(body_images(html), link)
+        first = first or (in_body[0] if in_body else None)
+        pictures = max(pictures, in_body, key=len)
     return RawEntry(
         key=key,
         title=title,

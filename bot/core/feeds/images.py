@@ -152,6 +152,7 @@ def _pixels(value: object) -> int | None:
 
 
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
+_MARKED = re.compile(r"(?:class|id)\s*=", re.IGNORECASE)  # a class or id may mark furniture
 _ATTR = re.compile(r"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
 
@@ -171,9 +172,14 @@ def body_images(html: str) -> Iterator[Candidate]:
                     del open_blocks[index:]
                     break
             continue
+        attributes = match.group(3)
+        if tag != "img" and not _MARKED.search(attributes):  # most tags: nothing to read
+            if tag not in _VOID and not attributes.rstrip().endswith("/"):
+                open_blocks.append((tag, False))
+            continue
         named = {
             m.group(1).lower(): unescape(m.group(2) or m.group(3) or m.group(4) or "")
-            for m in _ATTR.finditer(match.group(3))
+            for m in _ATTR.finditer(attributes)
         }
         marks = f"{named.get('class', '')} {named.get('id', '')}"
         if tag == "img":

@@ -14,12 +14,14 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from bot.db.engine import transaction
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

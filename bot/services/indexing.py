@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from bot.db import store
 from bot.db.engine import transaction
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
 
 log = logging.getLogger(__name__)
 

@@ -10,6 +10,8 @@ loop stays free for Telegram. What one feed's result does to storage is `poll_re
 A quiet poll needs none of the changed path (the parser, the plan, the enricher, the post
 watch): those modules are imported where a changed body first needs them, so that a cron
 `poll --once` over quiet feeds does not pay for loading them (start-up is most of its CPU).
+Nor does a dry run's list of feeds need the ORM: it is read on a connection, and SQLModel's
+session is imported where a changed poll first opens one.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from bot.core.polls.decide import (
     FeedIntent,
@@ -44,6 +45,8 @@ from bot.services.indexing import SearchIndexer
 from bot.services.outcome import PollOutcome
 
 if TYPE_CHECKING:
+    from sqlmodel import Session
+
     from bot.core.feeds.entries import NotAFeed
     from bot.services.enrich import Enricher
     from bot.services.poll_result import Decided, Extras
@@ -148,8 +151,8 @@ class Poller:
 
     async def poll_feed(self, feed_id: int, *, dry_run: bool = False) -> PollOutcome:
         """Poll one feed now, whatever its schedule (tests, benchmarks, the CLI)."""
-        with Session(self.engine) as session:
-            found = store.feed_states(session, feed_id=feed_id)
+        with self.engine.connect() as connection:
+            found = store.feed_states(connection, feed_id=feed_id)
         if not found:
             return PollOutcome(f"#{feed_id}", PollKind.ERROR, error="feed was removed")
         quiet: list[QuietPoll] = []
@@ -159,9 +162,9 @@ class Poller:
         return outcome
 
     def _claim(self, *, dry_run: bool, all_feeds: bool) -> list[FeedState]:
-        if dry_run:  # a dry run writes nothing, leases included
-            with Session(self.engine) as session:
-                return store.feed_states(session, now=None if all_feeds else self.clock())
+        if dry_run:  # a dry run writes nothing, leases included (a read: no ORM session)
+            with self.engine.connect() as connection:
+                return store.feed_states(connection, now=None if all_feeds else self.clock())
         return self.claim(limit=None if all_feeds else CLAIM_BATCH, due_only=not all_feeds)
 
     def claim(
@@ -283,6 +286,8 @@ def decide_changed(
 ) -> Decided | PollOutcome:
     """Read, plan and route (a read, no write transaction); when nothing is to be fetched for
     the posts (most changed polls), also render and write, in the same thread hop."""
+    from sqlmodel import Session
+
     from bot.services.poll_result import Extras, decide_poll
 
     with Session(poller.engine) as session:
@@ -322,6 +327,8 @@ async def read_body(
 
 
 def shown(engine: Engine, feed_id: int) -> dict[str, StoredItem]:
+    from sqlmodel import Session  # the changed path's, as above
+
     with Session(engine) as session:
         return store.shown_items(session, feed_id=feed_id)
 

@@ -1,7 +1,8 @@
 """Start only what a command needs (issue 48): `--help` loads neither the database layer nor
 PTB nor the HTTP client, `health` reads its row with SQLAlchemy's core alone, a dry-run poll
 loads no PTB, and a dry-run poll of a quiet feed (a 304) loads nothing of the changed path:
-no Alembic, no parser, no plan, no renderer, no PostgreSQL dialect on SQLite. Each check
+no Alembic, no parser, no plan, no renderer, no PostgreSQL dialect on SQLite, and no SQLModel,
+ORM or models (its feeds are read on SQLAlchemy's core, `db/core_tables.py`). Each check
 starts the real CLI in a fresh interpreter and lists the modules it imported."""
 
 from __future__ import annotations
@@ -101,6 +102,12 @@ CHANGED_PATH = (
     "bot.services.watch",
     "bot.services.telegraph",
     "bot.cli.preview",
+    # The models and the ORM: a quiet poll reads and decides on the Core table (issue 48).
+    "sqlmodel",
+    "sqlalchemy.orm",
+    "bot.db.tables",
+    "bot.db.chat_tables",
+    "bot.db.store.feeds",
 )
 
 
@@ -121,4 +128,7 @@ def test_a_dry_run_poll_of_a_quiet_feed_loads_nothing_of_the_changed_path(
     assert code == 0
     assert "1 feeds, 1 not modified" in out  # the feed answered 304: a quiet poll
     assert loaded(modules, *CHANGED_PATH) == []
-    assert loaded(modules, "sqlmodel", "aiohttp", "bot.db.store.feeds") != []  # it did poll
+    assert loaded(modules, "aiohttp", "bot.db.store.feedstate") == [  # it did poll
+        "aiohttp",
+        "bot.db.store.feedstate",
+    ]

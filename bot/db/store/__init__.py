@@ -2,7 +2,8 @@
 a session and never commit (the caller owns the transaction: one per feed poll, one per
 command), returning value objects (core types or the small ones defined here), never ORM rows.
 
-- `feeds`: the catalog of feeds and each feed's poll state
+- `feeds`: the catalog of feeds
+- `feedstate`: each feed's poll state, on the Core table (a quiet poll loads no ORM)
 - `items`: what feeds published; per-feed category counts
 - `polls`: one poll of one feed: read what its plan needs, execute the plan
 - `articles`: what full-text feeds' post pages gave
@@ -66,19 +67,19 @@ if TYPE_CHECKING:
     from bot.db.store.feeds import FeedView as FeedView
     from bot.db.store.feeds import add_feed as add_feed
     from bot.db.store.feeds import all_feeds as all_feeds
-    from bot.db.store.feeds import apply_intent as apply_intent
     from bot.db.store.feeds import count_feeds as count_feeds
     from bot.db.store.feeds import feed_by_id as feed_by_id
-    from bot.db.store.feeds import feed_states as feed_states
     from bot.db.store.feeds import get_feed as get_feed
     from bot.db.store.feeds import get_feed_by_url as get_feed_by_url
     from bot.db.store.feeds import list_feeds as list_feeds
-    from bot.db.store.feeds import mark_feeds_checked as mark_feeds_checked
     from bot.db.store.feeds import move_feed as move_feed
     from bot.db.store.feeds import remove_feed as remove_feed
     from bot.db.store.feeds import rename_feed as rename_feed
     from bot.db.store.feeds import set_feed_edits as set_feed_edits
     from bot.db.store.feeds import set_interval as set_interval
+    from bot.db.store.feedstate import apply_intent as apply_intent
+    from bot.db.store.feedstate import feed_states as feed_states
+    from bot.db.store.feedstate import mark_feeds_checked as mark_feeds_checked
     from bot.db.store.items import category_counts as category_counts
     from bot.db.store.items import identity_candidates as identity_candidates
     from bot.db.store.items import item_ids as item_ids
@@ -221,20 +222,18 @@ EXPORTS: dict[str, tuple[str, ...]] = {
         "FeedView",
         "add_feed",
         "all_feeds",
-        "apply_intent",
         "count_feeds",
         "feed_by_id",
-        "feed_states",
         "get_feed",
         "get_feed_by_url",
         "list_feeds",
-        "mark_feeds_checked",
         "move_feed",
         "remove_feed",
         "rename_feed",
         "set_feed_edits",
         "set_interval",
     ),
+    "feedstate": ("apply_intent", "feed_states", "mark_feeds_checked"),
     "items": (
         "category_counts",
         "identity_candidates",

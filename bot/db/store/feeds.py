@@ -1,17 +1,14 @@
-"""Feeds: the catalog of watched feeds and each feed's poll state."""
+"""Feeds: the catalog of watched feeds (each feed's poll state: `feedstate.py`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, delete, func, update
-from sqlalchemy import select as sa_select
+from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from bot.core.polls.alerts import AlertStep
-from bot.core.polls.decide import FeedIntent, FeedState, FeedStatus
-from bot.db.store.statements import columns, run, table
+from bot.core.polls.decide import FeedStatus
 from bot.db.tables import Delivery, Feed, FeedCategory, Item, Subscription
 
 
@@ -162,120 +159,3 @@ def move_feed(session: Session, *, slug: str, url: str, now: datetime) -> bool:
         )
     )
     return bool(result.rowcount)
-
-
-# --- poll state ------------------------------------------------------------------------------
-
-_FEED = table(Feed)
-STATE_COLUMNS = columns(
-    Feed,
-    "id slug url title etag last_modified trusted body_hash baseline_done error_count"
-    " interval_seconds ttl_seconds failing_since alert alerted_at churn_polls full_text"
-    " next_check_at added_by edits",
-)
-
-_ONE_STATE = sa_select(*STATE_COLUMNS).where(_FEED.c.id == bindparam("b_id"))
-_UPDATE_FEED = update(_FEED).where(_FEED.c.id == bindparam("b_id"))  # SET from the parameters
-_UPDATE_QUIET = _UPDATE_FEED.values(
-    status=bindparam("status"),
-    last_error=bindparam("last_error"),
-    error_count=bindparam("error_count"),
-    last_checked_at=bindparam("last_checked_at"),
-    next_check_at=bindparam("next_check_at"),
-    lease_until=bindparam("lease_until"),
-    lease_owner=bindparam("lease_owner"),
-)
-_UPDATE_VALIDATORS = _UPDATE_FEED.values(
-    etag=bindparam("etag"), last_modified=bindparam("last_modified")
-)
-
-
-def feed_states(
-    session: Session, *, now: datetime | None = None, feed_id: int | None = None
-) -> list[FeedState]:
-    """Feeds without claiming them: due ones (`now`), one (`feed_id`), or all."""
-    if feed_id is not None:  # each changed feed's poll: a statement built once
-        rows = run(session, _ONE_STATE, {"b_id": feed_id})
-        return [FeedState(*tuple(row)) for row in rows]
-    query = sa_select(*STATE_COLUMNS).where(col(Feed.status) != FeedStatus.GONE)
-    if now is not None:
-        query = query.where(col(Feed.next_check_at) <= now)
-    return [FeedState(*row) for row in session.execute(query).all()]
-
-
-def mark_feeds_checked(
-    session: Session,
-    *,
-    feed_ids: list[int],
-    now: datetime,
-    next_check_at: dict[int, datetime],
-    validators: dict[int, tuple[str | None, str | None]],
-) -> None:
-    """Feeds that answered 304 or an identical body: healthy, checked now, lease released,
-    each at its own next check. One prebuilt statement run with every feed's parameters
-    (executemany): hundreds of quiet polls a second cost one round trip per batch, not one
-    ORM statement per feed (each poll's next check is its own time)."""
-    if not feed_ids:
-        return
-    rows = [
-        {
-            "b_id": feed_id,
-            "status": FeedStatus.OK,
-            "last_error": None,
-            "error_count": 0,
-            "last_checked_at": now,
-            "next_check_at": next_check_at[feed_id],
-            "lease_until": None,
-            "lease_owner": None,
-        }
-        for feed_id in feed_ids
-    ]
-    run(session, _UPDATE_QUIET, rows)
-    changed = [
-        {"b_id": feed_id, "etag": etag, "last_modified": modified}
-        for feed_id, (etag, modified) in validators.items()
-    ]
-    if changed:
-        run(session, _UPDATE_VALIDATORS, changed)
-
-
-def apply_intent(
-    session: Session,
-    *,
-    feed_id: int,
-    intent: FeedIntent,
-    title: str | None = None,
-    alert: AlertStep | None = None,
-    churn_polls: int | None = None,
-    excerpt_only: bool | None = None,
-) -> bool:
-    """Write what the decision says about the feed row; the lease is released with it.
-    False: the feed is gone (removed while it was polled)."""
-    values: dict[str, object] = {
-        "status": intent.status,
-        "last_error": intent.error,
-        "error_count": intent.error_count,
-        "last_checked_at": intent.checked_at,
-        "next_check_at": intent.next_check_at,
-        "etag": intent.etag,
-        "last_modified": intent.last_modified,
-        "lease_until": None,
-        "lease_owner": None,
-    }
-    if intent.parse and intent.body_hash is not None:
-        values.update(
-            body_hash=intent.body_hash, baseline_done=True, ttl_seconds=intent.ttl_seconds
-        )
-    if intent.new_url and get_feed_by_url(session, url=intent.new_url) is None:
-        values["url"] = intent.new_url
-    if title:
-        values["title"] = title
-    if alert is not None:
-        values.update(alert=alert.state, failing_since=alert.failing_since)
-        if alert.send is not None:
-            values["alerted_at"] = intent.checked_at
-    if churn_polls is not None:
-        values["churn_polls"] = churn_polls
-    if excerpt_only is not None:
-        values["excerpt_only"] = excerpt_only
-    return bool(run(session, _UPDATE_FEED, {**values, "b_id": feed_id}).rowcount)

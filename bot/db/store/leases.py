@@ -15,9 +15,12 @@ from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
 
 from bot.core.polls.decide import FeedState, FeedStatus
-from bot.db.store.feeds import STATE_COLUMNS
+from bot.db.store.feedstate import STATE_NAMES
+from bot.db.store.statements import columns
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Feed
 
+# `FeedState`'s columns of the models' table: the UPDATE below is built on it.
+_STATE_COLUMNS = columns(Feed, STATE_NAMES)
 _CLAIM_PAGES = 8  # pages of due messages read at most per claim (chats with many messages)
 
 
@@ -44,7 +47,7 @@ def claim_feeds(
         update(Feed)
         .where(col(Feed.id).in_(candidates.scalar_subquery()))
         .values(lease_until=lease_until, lease_owner=owner)
-        .returning(*STATE_COLUMNS)
+        .returning(*_STATE_COLUMNS)
     )
     states = [FeedState(*row) for row in claimed.all()]
     return sorted(states, key=lambda f: (f.due_at or now, f.id))  # the most overdue first

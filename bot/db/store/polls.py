@@ -16,7 +16,7 @@ from bot.core.polls.decide import FeedState
 from bot.core.polls.plan import Known, PollPlan
 from bot.core.types import Identity, RawEntry, Reader, StoredItem
 from bot.db.store.articles import save_articles
-from bot.db.store.feeds import apply_intent, feed_states
+from bot.db.store.feedstate import apply_intent, feed_states
 from bot.db.store.items import (
     identity_candidates,
     item_ids,

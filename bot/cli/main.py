@@ -3,7 +3,8 @@
 Each command imports what it needs when it runs: `--help` costs 1.5 s of CPU when every
 command's dependencies (sqlmodel, alembic, aiohttp, PTB, the store) load before argparse, and
 cron, scripts and the tests start the CLI hundreds of times. `--help` imports none of them,
-`health` only SQLAlchemy's core, a dry-run poll no PTB (`tests/cli/test_startup.py`).
+`health` only SQLAlchemy's core, a dry-run poll no PTB, and one of quiet feeds neither
+SQLModel nor the ORM (`tests/cli/test_startup.py`).
 """
 
 from __future__ import annotations

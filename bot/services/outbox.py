@@ -200,8 +200,15 @@ def plan_backlog(
     ]
 
 
-def plan_digest(held: list[HeldItem], reader: Reader, feed_title: str) -> list[OutboxRow]:
-    """One digest (split only past Telegram's limit) for what a period held."""
+def plan_digest(
+    held: list[HeldItem],
+    reader: Reader,
+    feed_title: str,
+    also: Mapping[int, tuple[str, ...]] | None = None,
+) -> list[OutboxRow]:
+    """One digest (split only past Telegram's limit) for what a period held; `also`: by item
+    id, the other feeds that carried its story (their copies are not listed again)."""
+    also = also or {}
     entries = [
         DigestEntry(
             post_name(h.title, h.text, h.link),
@@ -212,6 +219,7 @@ def plan_digest(held: list[HeldItem], reader: Reader, feed_title: str) -> list[O
             summary=one_line(
                 summarize(h.html, h.text, limit=DIGEST_SUMMARY_COLUMNS, title=h.title)
             ),
+            also=also.get(h.item_id, ()),
         )
         for h in held
     ]

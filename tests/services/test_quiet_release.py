@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine, event
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from bot.core.messages.digest import DigestMode, DigestSchedule
 from bot.core.types import MessageKind
@@ -143,3 +143,80 @@ def test_chats_are_read_in_pages_past_the_last_one(engine: Engine) -> None:
         assert [len(ids) for ids in store.quiet_held_ids(session, chat_id=WAITING).values()] == [
             390
         ]
+
+
+# --- one story, one entry (issue 46) ------------------------------------------------------------
+
+RELEASE = "Corvid Labs joins the Lumen Foundation as a Platinum member and funds two test racks."
+STORY_CHAT = 21
+
+
+def hold_posts(engine: Engine, posts: list[tuple[int, str, str, str]]) -> list[int]:
+    """Held new posts as (feed id, key, title, link), in this order; returns delivery ids."""
+    with transaction(engine) as session:
+        items = [
+            Item(feed_id=feed, key=key, title=title, text=RELEASE if "corvid" in key else key,
+                 fingerprint="f", link=link)
+            for feed, key, title, link in posts
+        ]  # fmt: skip
+        session.add_all(items)
+        session.flush()
+        rows = [
+            OutboxRow(STORY_CHAT, i.feed_id, i.id, MessageKind.NEW, f"<b>{i.title}</b>", held=True)
+            for i in items
+        ]
+        store.enqueue(session, rows=rows)
+    with Session(engine) as session:
+        found = session.exec(select(Delivery.id).where(Delivery.chat_id == STORY_CHAT)).all()
+    return [d for d in found if d is not None]
+
+
+def shared_night(engine: Engine) -> list[int]:
+    with transaction(engine) as session:
+        for slug in ("lumen", "planet", "news"):
+            url = f"https://{slug}.example/feed"
+            feed = store.add_feed(session, slug=slug, url=url, title=slug.title(), trusted=True)
+            assert feed.id is not None
+            store.upsert_chat(session, chat_id=STORY_CHAT, type_="private", title="c")
+            store.subscribe(session, chat_id=STORY_CHAT, feed_id=feed.id)
+        store.set_quiet(session, chat_id=STORY_CHAT, window="01:00-02:00")
+    return [1, 2, 3]
+
+
+def test_one_story_from_three_feeds_counts_once_and_goes_as_it_was(engine: Engine) -> None:
+    """Four held posts, but two stories (one carried by three feeds): under `DIGEST_AFTER`,
+    so they go as they were (delivery folds the copies), not as three digests."""
+    lumen, planet, news = shared_night(engine)
+    link = "https://lumen.example/corvid/"
+    hold_posts(engine, [
+        (lumen, "corvid", "Corvid Labs joins Lumen", link),
+        (planet, "corvid-p", "Lumen: Corvid Labs joins Lumen", link + "?utm_source=planet"),
+        (news, "corvid-n", "Corvid Labs joins Lumen", "https://news.example/corvid"),
+        (lumen, "budget", "Budget", "https://lumen.example/budget/"),
+    ])  # fmt: skip
+    assert release_quiet(engine, clock=lambda: LATE) == 4
+    assert statuses(engine, STORY_CHAT) == [DeliveryStatus.PENDING] * 4
+
+
+def test_per_feed_digests_list_a_story_once_naming_its_feeds(engine: Engine) -> None:
+    lumen, planet, news = shared_night(engine)
+    link = "https://lumen.example/corvid/"
+    ids = hold_posts(engine, [
+        (planet, "corvid-p", "Lumen: Corvid Labs joins Lumen", link + "?utm_source=planet"),
+        (lumen, "corvid", "Corvid Labs joins Lumen", link),
+        (news, "corvid-n", "Corvid Labs joins Lumen", "https://news.example/corvid"),
+        *((lumen, f"post-{n}", f"Post {n}", f"https://lumen.example/{n}/") for n in range(3)),
+        (news, "news-1", "A news post", "https://news.example/1"),
+    ])  # fmt: skip
+    assert release_quiet(engine, clock=lambda: LATE) == 3  # a digest for each feed
+    with Session(engine) as session:
+        digests = [
+            d.text for d in store.pending_by_chat(session, chat_ids=[STORY_CHAT])[STORY_CHAT]
+        ]
+    text = "\n".join(digests)
+    assert text.count("Corvid Labs joins Lumen</a>") == 1  # the planet's, held first
+    assert "<i>Also in: Lumen, News</i>" in text
+    assert "A news post" in text and "Post 2" in text
+    with Session(engine) as session:
+        left = session.exec(select(Delivery.status).where(col(Delivery.id).in_(ids))).all()
+    assert DeliveryStatus.HELD not in left  # the folded copies are done too

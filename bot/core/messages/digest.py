@@ -65,6 +65,7 @@ class DigestEntry:
     edited_since: bool = False  # new in this period and edited after: one line, a note under it
     item_id: int = 0
     summary: str = ""  # one line of the post's summary, Telegram HTML (core/messages/summary.py)
+    also: tuple[str, ...] = ()  # other feeds that carried the same story (issue 46)
 
 
 def merge_entries(entries: list[DigestEntry]) -> list[DigestEntry]:
@@ -154,6 +155,9 @@ def render_digest(
             lines.append(entry.summary)
         if entry.edited_since:
             lines.append(edited_since)
+        if entry.also:
+            also = tr.gettext("Also in: {feeds}").format(feeds=", ".join(entry.also))
+            lines.append(f"<i>{esc(also)}</i>")
         units.append("\n".join(lines))
     return split_messages(head, ["\n" + unit for unit in units], tr)
 

@@ -71,6 +71,17 @@ def test_a_digest_lists_each_post_once_with_its_categories_and_a_summary() -> No
     )
 
 
+def test_a_story_other_feeds_carried_names_them_under_its_entry() -> None:
+    """Quiet hours' per-feed digests (issue 46): a story is listed once, naming its copies'
+    feeds, in the chat's language, escaped."""
+    entry = DigestEntry("Corvid", "https://x.example/c", (), summary="Joins.", also=("A & B", "C"))
+    (message,) = render_digest("Lumen Blog", [entry, DigestEntry("Other", None, ())])
+    assert message.endswith("Joins.\n<i>Also in: A &amp; B, C</i>\n\n• Other")
+    assert_valid_telegram_html(message)
+    (spanish,) = render_digest("Lumen Blog", [entry], translator("es"))
+    assert "Also in" not in spanish and "A &amp; B, C</i>" in spanish
+
+
 def test_digests_speak_the_chat_language() -> None:
     entries = [DigestEntry("Nueva", None, ()), DigestEntry("Vieja", None, (), updated=True)]
     (spanish,) = render_digest("Blog", entries, translator("es"))

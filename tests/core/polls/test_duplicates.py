@@ -4,6 +4,9 @@ with the same title are not one story."""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from bot.core.polls import duplicates
 from bot.core.polls.duplicates import (
     MIN_OPENING,
@@ -249,3 +252,52 @@ def test_one_change_told_by_two_copies_is_the_same_change() -> None:
     assert duplicates.change_of(notice) == "<i>a paragraph added</i>"
     bare = "<b>Updated: Corvid</b>"
     assert duplicates.change_of(bare) == "" and not duplicates.same_change(bare, bare)
+
+
+def _naive_copies(posts: list[tuple[int, duplicates.Story]]) -> dict[int, int]:
+    """The rule `first_copies` must give: each post against every earlier first post."""
+    found: dict[int, int] = {}
+    firsts: list[int] = []
+    for index, (feed, story) in enumerate(posts):
+        first = next(
+            (f for f in firsts if posts[f][0] != feed and same_story(story, posts[f][1])), None
+        )
+        if first is None:
+            firsts.append(index)
+        else:
+            found[index] = first
+    return found
+
+
+_WORDS = st.sampled_from(["corvid", "labs", "joins", "lumen", "the", "racks", "oslo", "week"])
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.sampled_from([None, "https://a.example/1", "https://a.example/1?utm_source=x",
+                             "https://b.example/2"]),
+            st.lists(_WORDS, min_size=1, max_size=5),
+            st.lists(_WORDS, max_size=14),
+        ),
+        max_size=12,
+    )
+)  # fmt: skip
+def test_first_copies_is_the_rule_pair_by_pair(
+    posts: list[tuple[int, str | None, list[str], list[str]]],
+) -> None:
+    stories = [(f, story_of(link, " ".join(t), " ".join(o))) for f, link, t, o in posts]
+    assert duplicates.first_copies(stories) == _naive_copies(stories)
+
+
+def test_first_copies_of_one_night() -> None:
+    """The foundation's release, the planet's copy (a tracking link), the news site's copy
+    (its own link, near title and opening), the same feed's second post and a translation."""
+    release = story_of("https://lumen.example/corvid/", "Corvid Labs joins Lumen", RELEASE)
+    planet = story_of("https://lumen.example/corvid/?utm_source=planet", "Lumen: Corvid", "")
+    news = story_of("https://news.example/c?utm_medium=rss", "Corvid Labs joins Lumen", RELEASE)
+    own = story_of("https://lumen.example/corvid-2/", "Corvid Labs joins Lumen", RELEASE)
+    spanish = story_of("https://lumen.example/es/", "Corvid Labs se une a Lumen", "Corvid se une")
+    posts = [(1, release), (2, planet), (3, news), (1, own), (1, spanish)]
+    assert duplicates.first_copies(posts) == {1: 0, 2: 0}

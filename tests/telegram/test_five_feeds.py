@@ -24,6 +24,7 @@ from sqlmodel import Session, select
 
 from bot.db import store
 from bot.db.tables import Story
+from bot.services.quiet import release_quiet
 from tests.support.fakes.bot_api import FakeBotApi
 from tests.support.fakes.feed_server import FeedServer
 from tests.support.fixtures import five_feeds as five
@@ -55,9 +56,11 @@ from tests.support.harness import (
     press,
     running_bot,
 )
+from tests.telegram.test_quiet_hours import window_around_now
 from tests.telegram.test_ranked_digest import at, digest_at
 
-FOLD, SHOW, DIGEST = 111, 222, 333
+FOLD, SHOW, DIGEST, QUIET = 111, 222, 333, 444
+ZONE = "Asia/Shanghai"
 EDITED = replace(
     PRESS, paragraphs=(*PRESS.paragraphs, "Corvid Labs will also host the 2027 summit.")
 )
@@ -248,3 +251,48 @@ async def test_five_feeds_ranked_digest(
     for title in (*STORIES, *ALONE):
         assert digest.count(f">{title}</a>") <= 1
     assert await digest_at(bot, bot_api, at("09:05", "Asia/Tokyo")) == 0
+
+
+async def test_five_feeds_after_quiet_hours(
+    bot: RunningBot, bot_api: FakeBotApi, feeds: FeedServer
+) -> None:
+    """Held overnight: three stories (one from two feeds) go as they were, the repeat folded;
+    a longer night's per-feed digests list each story once, under the feed that had it
+    first, with the others named; copies of a story told the night before fold into its
+    message."""
+    window, ends = window_around_now()
+    with Session(bot.engine) as session:
+        slugs = [row.feed.slug for row in store.list_feeds(session)]
+    for slug in slugs:
+        await ask(bot_api, f"/subscribe {slug}", QUIET)
+    await ask(bot_api, f"/timezone {ZONE}", QUIET)
+    await ask(bot_api, f"/quiet {window}", QUIET)
+    serve(feeds, WORLDS[0])
+    await cycle(bot, bot_api)
+    assert posts(bot_api, QUIET) == []
+    assert release_quiet(bot.engine, clock=lambda: ends) == 4  # four posts, three stories
+    await cycle(bot, bot_api)
+    messages = new_posts(bot_api, QUIET)
+    assert len(messages) == 3, messages
+    [press_message] = [m for m in messages if PRESS.title in m.split("\n", 1)[0]]
+    assert also(press_message) == {FOUNDATION, PLANET} - {source(press_message)}
+    await ask(bot_api, f"/quiet {window}", QUIET)
+    for world in (*WORLDS[1:], LATE):
+        serve(feeds, world)
+        await cycle(bot, bot_api)
+    before = len(bot_api.texts(QUIET))
+    assert release_quiet(bot.engine, clock=lambda: ends) > 0
+    await cycle(bot, bot_api)
+    digests = [t for t in bot_api.texts(QUIET)[before:] if t.startswith("<b>Digest: ")]
+    listed = "\n".join(digests)
+    for title in (RACKS.title, WEEKLY_NEWS.title, BUDGET.title):
+        assert listed.count(f">{title}</a>") == (2 if title == WEEKLY.title else 1), listed
+    assert NEWS_COPY.title not in listed and MEMBER_COPY.title not in listed  # told already
+    assert "<i>Also in: Lumen Foundation, Planet Lumen</i>" in listed
+    assert listed.count("Updated: ") == 1  # the edit both copies carry, once
+    # the member's and the news site's copies of the release told in the first night: added
+    # to its message's "Also in" line, not sent again
+    messages = new_posts(bot_api, QUIET)
+    assert len(messages) == 3, messages
+    [press_message] = [m for m in messages if PRESS.title in m.split("\n", 1)[0]]
+    assert also(press_message) == STORIES[PRESS.title] - {source(press_message)}

@@ -85,10 +85,9 @@ class LazyBlocks(Sequence[Block]):
     def __getitem__(self, index: int | slice) -> Block | Sequence[Block]:
         if isinstance(index, slice) or index < 0:
             self._seen.extend(self._source)
-            return self._seen[index]
-        if not self._reaches(index):
-            raise IndexError(index)
-        return self._seen[index]
+        else:
+            self._reaches(index)
+        return self._seen[index]  # past the end: the IndexError a list raises
 
     def __len__(self) -> int:
         self._seen.extend(self._source)
@@ -151,10 +150,10 @@ class _Reader(HTMLParser):
             return
         if tag in ("ol", "ul"):
             self.flush()
-            start = dict(attrs).get("start") or "1"
-            self.lists.append([int(start)] if tag == "ol" and start.isdigit() else None)
-            if tag == "ol" and not start.isdigit():
-                self.lists[-1] = [1]
+            # isdecimal, not isdigit: int("²") raised, and the post read as nothing
+            start = dict(attrs).get("start")
+            first = int(start) if start is not None and start.isdecimal() else 1
+            self.lists.append([first] if tag == "ol" else None)
             return
         if tag in _BLOCK_TAGS:
             self.flush()
@@ -218,7 +217,7 @@ class _Reader(HTMLParser):
             self.sup = max(self.sup - 1, 0)
 
     def handle_data(self, data: str) -> None:
-        if self.skip or not data or self.full:
+        if self.skip or not data:  # never full here: reaching a limit raises _Full
             return
         if self.sup and _FOOTNOTE_MARK.fullmatch(data):
             self.marked = True
@@ -239,7 +238,7 @@ class _Reader(HTMLParser):
         """End the current block: whitespace folded across its runs (a code block keeps its
         lines), empty runs dropped."""
         runs = _code_lines(self.runs) if self.pre else _folded(self.runs)
-        if runs and not self.full:
+        if runs:  # never full here: reaching a limit raises _Full
             kind = self.kind
             if self.pre:
                 kind = "pre"

@@ -81,7 +81,7 @@ def raw_entry(
     raw_hash: str | None = None,
 ) -> RawEntry:
     """`images` are candidate images, best first: the first that is the post's own picture
-    (`images.own_image`) is kept, else the first such `<img>` of the HTML (relative ones
+    (`images.own_images`) is kept, else the first such `<img>` of the HTML (relative ones
     resolved against the entry's link). `full` says `html` is the full text; `summary` is the
     entry's own excerpt beside it (hashed, so a later excerpt-only item is compared with it)."""
     content_hash = _sha256(html)

@@ -66,14 +66,6 @@ class Candidate:
     furniture: bool = False  # inside a share, social or author block, or classed as such
 
 
-def own_image(candidates: Iterable[object], base: str | None = None) -> str | None:
-    """The first candidate that is the post's own picture (absolute http(s), `base` resolving
-    relative ones), or None. Candidates are `Candidate`s, plain URLs, or Media RSS mappings
-    (`url`, `width`, `height`)."""
-    found = own_images(candidates, base, limit=1)
-    return found[0] if found else None
-
-
 def own_images(
     candidates: Iterable[object], base: str | None = None, limit: int = ALBUM_LIMIT
 ) -> tuple[str, ...]:

@@ -3,8 +3,8 @@ absolute http(s) only; never part of the fingerprint."""
 
 from __future__ import annotations
 
-from bot.core.feeds.images import own_image
 from bot.core.feeds.parse import parse_feed
+from tests.core.feeds.test_own_image import own_image
 
 MEDIA = 'xmlns:media="http://search.yahoo.com/mrss/"'
 

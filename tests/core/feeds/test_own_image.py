@@ -5,11 +5,19 @@ above a message; relative pictures and links resolve against the entry's or the 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import pytest
 
-from bot.core.feeds.images import MIN_SIDE, Candidate, body_images, is_furniture, own_image
+from bot.core.feeds.images import MIN_SIDE, Candidate, body_images, is_furniture, own_images
 from bot.core.feeds.parse import parse_feed
+
+
+def own_image(candidates: Iterable[object]) -> str | None:
+    """The one picture shown above a message: the first own picture of the candidates."""
+    found = own_images(candidates, limit=1)
+    return found[0] if found else None
+
 
 MEDIA = 'xmlns:media="http://search.yahoo.com/mrss/"'
 
@@ -261,6 +269,25 @@ def test_a_share_block_ends_at_its_closing_tag_even_around_unclosed_paragraphs()
     )
     assert [c.furniture for c in body_images(body)] == [False]
     assert image_of(body) == "https://img.example/photo.jpg"
+
+
+def test_a_plain_block_inside_a_share_block_closes_itself_not_the_share_block() -> None:
+    """Tags without a class or id are not read for marks, but still open and close blocks:
+    the inner `</div>` ends the inner div, and the picture after it is still the share's."""
+    body = (
+        '<div class="sharedaddy"><div><p>Share this</p></div>'
+        '<img src="https://cdn.example/share.png" width="400"></div>'
+        '<img src="https://img.example/photo.jpg">'
+    )
+    assert [c.furniture for c in body_images(body)] == [True, False]
+    assert image_of(body) == "https://img.example/photo.jpg"
+
+
+@pytest.mark.parametrize("empty", ["<div/>", "<div / >", "<div />"])
+def test_a_plain_self_closed_tag_opens_no_block(empty: str) -> None:
+    """`<div/>` holds nothing: the share block's `</div>` closes the share block itself."""
+    body = f'<div class="sharedaddy">{empty}</div><img src="https://img.example/photo.jpg">'
+    assert [c.furniture for c in body_images(body)] == [False]
 
 
 def test_a_block_named_as_furniture_by_its_id_holds_furniture() -> None:

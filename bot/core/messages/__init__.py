@@ -5,6 +5,8 @@
 - `summary`: the summary a message shows
 - `sentences`: where sentences end, and how wide text is on a phone
 - `machinery`: lines that say nothing the title does not (sponsors, counters, labels…)
+- `point`: the post's point first: hooks and background before the news skipped
+- `links`: a summary's links, relative ones resolved, at most a few shown
 - `header`: a message's name for the post, its author and the categories worth a line
 - `render`: a change → a Telegram message
 - `edit_render`: an edit's prefix and body under the message's header

@@ -23,7 +23,8 @@ MAX_CHARS = 40_000
 _CUT_REFERENCE = re.compile(r"&#?\w*$")
 _BLOCK_TAGS = frozenset(
     {"p", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "figcaption",
-     "dt", "dd", "section", "article", "header", "table", "tr", "hr", "center", "caption"}
+     "dt", "dd", "section", "article", "header", "table", "tr", "hr", "center", "caption",
+     "main", "address", "details", "summary", "dl", "fieldset", "legend", "menu"}
 )  # fmt: skip
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # Never part of what a post says in its opening: their text is dropped with them.
@@ -33,6 +34,7 @@ _SKIPPED = frozenset(
 )  # fmt: skip
 _VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "source", "wbr", "col", "area"})
 _CODE = frozenset({"code", "kbd", "tt", "samp"})
+_CELLS = frozenset({"td", "th"})
 # What a superscript holds when it is a footnote's marker: "1", "[2]", "12", "↩".
 _FOOTNOTE_MARK = re.compile(r"\s*\[?\d{1,3}\]?\s*|\s*[↩↑]\s*")
 
@@ -148,6 +150,8 @@ class _Reader(HTMLParser):
         if tag == "br":
             self.flush()
             return
+        if tag in _CELLS and self.runs:
+            self.runs.append(Run(" "))  # "<td>Plan</td><td>Price</td>" reads "Plan Price"
         if tag in ("ol", "ul"):
             self.flush()
             # isdecimal, not isdigit: int("²") raised, and the post read as nothing
@@ -269,6 +273,8 @@ def _folded(runs: list[Run]) -> tuple[Run, ...]:
             text = text.lstrip(" ")
         if not text:
             continue
+        if out and _glued(out[-1], run, text):
+            text = " " + text  # "<a>announced</a><a>OSS-Fuzz</a>": two links, two words
         last_space = text.endswith(" ")
         out.append(Run(text, run.href, run.bold, run.italic, run.code))
     if out:
@@ -277,6 +283,17 @@ def _folded(runs: list[Run]) -> tuple[Run, ...]:
         if not out[-1].text:
             out.pop()
     return tuple(out)
+
+
+def _glued(previous: Run, run: Run, text: str) -> bool:
+    """Two different links whose words touch: the markup lost the space between them."""
+    return (
+        previous.href is not None
+        and run.href is not None
+        and previous.href != run.href
+        and previous.text[-1:].isalnum()
+        and text[:1].isalnum()
+    )
 
 
 def read_blocks(html: str, max_blocks: int = MAX_BLOCKS, max_chars: int = MAX_CHARS) -> list[Block]:

@@ -16,10 +16,20 @@ from itertools import chain
 
 from bot.core.messages.blocks import Block, LazyBlocks, Run, head_runs
 from bot.core.messages.machinery import each_substantive, substantive
+from bot.core.messages.point import (
+    EXCERPT_MARGIN,
+    EXCERPT_NAMES,
+    LEDE_NAMES,
+    opening_sentences,
+    shared,
+    title_words,
+    to_the_point,
+)
 from bot.core.messages.sentences import sentence_ends
 from bot.core.text import words_of
 
 SUMMARY_WITHIN = 8  # the author's summary is among the first content blocks
+BEGINNING_WORDS = 30  # an excerpt opening with the body's first 30 words is the body's
 TEASER_CHARS = 160  # a one-sentence excerpt this short is a hook: the lede follows it
 _LABELS = frozenset(
     {"summary", "key takeaways", "takeaways", "key points", "in brief", "in short", "brief",
@@ -189,12 +199,39 @@ def author_summary(
     # the "[…]" that marks an automatic excerpt.
     kept = substantive([b for b in excerpt if not is_noise(b)], title) if blocks else []
     if kept and not _is_beginning(kept, blocks) and not _site_cut(kept):
+        if not _one_line(kept):  # the lede is read only for a one-line excerpt
+            return kept, looks_cut(kept)
+        point = to_the_point(LazyBlocks(each_substantive(lede(blocks), title)), title)
+        if _off_the_point(kept[0].text.strip(), point, title):
+            return point, False
         if is_teaser(kept):
             said = {b.text for b in kept}
-            rest = (b for b in each_substantive(lede(blocks), title) if b.text not in said)
+            rest = (b for b in point if b.text not in said)
             return LazyBlocks(chain(kept, rest)), False
         return kept, looks_cut(kept)
     return [], False
+
+
+def _one_line(excerpt: Sequence[Block]) -> bool:
+    """One paragraph of one sentence, at most `TEASER_CHARS` (with or without its stop)."""
+    if len(excerpt) != 1 or excerpt[0].kind != "p":
+        return False
+    text = excerpt[0].text.strip()
+    return len(text) <= TEASER_CHARS and len(sentence_ends(text)) == 1
+
+
+def _off_the_point(text: str, point: Sequence[Block], title: str) -> bool:
+    """A one-line excerpt that names at most one of the title's words while the lede's first
+    sentence names three or more (and two more than it): a hook ("Raspberry Pi users might be
+    even happier.", "And this time it is valued at $6 billion") beside a lede that says it
+    all."""
+    found = opening_sentences([point[0]]) if point else []
+    if not found:
+        return False
+    words = title_words(title)
+    index, start, end = found[0]
+    mine, lede_names = shared(text, words), shared(point[index].text[start:end], words)
+    return mine <= EXCERPT_NAMES and lede_names >= max(LEDE_NAMES, mine + EXCERPT_MARGIN)
 
 
 def _site_cut(excerpt: Sequence[Block]) -> bool:
@@ -247,7 +284,7 @@ def _is_beginning(excerpt: Sequence[Block], blocks: Sequence[Block]) -> bool:
     theirs = words_of(" ".join(b.text for b in blocks[:40]).casefold())
     if not mine:
         return True
-    head = mine[: max(len(mine) - 2, 1)]  # the excerpt's last words may be cut
+    head = mine[: max(len(mine) - 2, 1)][:BEGINNING_WORDS]  # the last words may be cut
     return theirs[: len(head)] == head or " ".join(head) in " ".join(theirs)
 
 

@@ -45,6 +45,8 @@ _SHAPES = (
     r"|related deals|more from [\w' ]{1,30}|elsewhere|you (?:might|may) also like|recommended"
     r"(?: reading)?|also on [\w' ]{1,30}|don't miss)\s*(?:[:\-–—].*)?",
     r"(?:\w+ )?(?:click|tap) here\b.*",
+    r"(?:to )?(?:read|see|view) (?:this|the) (?:full )?(?:article|post|story)(?: in full)?,?"
+    r" (?:please )?(?:click|tap|go|visit|head)\b.*",
     r"(?:and )?(?:e-?mail|contact|message|write to|follow|tweet at) (?:me|us|him|her|them|\w+)"
     r"(?: \w+)? (?:here|at|on|via)\b.{0,60}",
     r".{0,80}\bclick here to (?:read|see|view|download|listen|watch|learn|find|get|register)\b.*",
@@ -86,7 +88,19 @@ _SPONSORS_INTRO = re.compile(
     r"\s*[:：]$",
     re.IGNORECASE | re.DOTALL,
 )
+# A news source's name after a linked headline (Google News: "… 200 cas recensés  Le Soir"):
+# a few capitalised words or a domain, no sentence.
+_SOURCE_NAME = re.compile(
+    r"^(?:[A-Z0-9\u00c0-\u00de][\w.&'’-]*(?: [\w.&'’-]+){0,3}|[\w-]+(?:\.[\w-]+)*\.[a-z]{2,})$"
+)
+# A site's name after a title: " - Example News", " | The Blog", " - news.example" (a few
+# capitalised words or a domain, not a subtitle: " - crews accept a new contract").
+_SITE_SUFFIX = re.compile(
+    r"\s+[-–—|·]\s+(?:(?:[A-Z0-9][\w'’&]*|of|the|and|de|la|&)(?: |$)){1,4}$"
+    r"|\s+[-–—|·]\s+[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}$"
+)
 MAX_MACHINERY_CHARS = 300  # a longer paragraph is the post, whatever it opens with
+HEADLINE_CHARS = 20  # a linked headline, then only its source: a news aggregator's cluster
 LINK_SHARE = 0.6  # a paragraph of three or more links that are most of its text is promotion
 ATTRIBUTION_WITHIN = 8  # sentences searched for the news after "Somebody writes:"
 SENTENCE_BLOCKS = 8  # paragraphs read sentence by sentence: a summary shows at most three
@@ -112,7 +126,17 @@ def is_link_list(block: Block) -> bool:
     if not linked:
         return False
     if block.kind == "li":
-        return all(r.href for r in block.runs if r.text.strip(" ,.;:-–—|·•()"))
+        tail = " ".join(r.text for r in block.runs if not r.href).strip(" ,.;:-–—|·•()\u00a0")
+        if not tail:
+            return True
+        shown = [run for run in block.runs if run.text.strip()]
+        first_plain = next(i for i, run in enumerate(shown) if not run.href)
+        headline = sum(len(run.text.strip()) for run in shown[:first_plain])
+        return (
+            headline >= HEADLINE_CHARS
+            and all(not run.href for run in shown[first_plain:])
+            and bool(_SOURCE_NAME.match(tail))
+        )
     share = sum(len(run.text.strip()) for run in linked) / max(len(block.text.strip()), 1)
     return _anchors(block.runs) >= 3 and share >= LINK_SHARE
 
@@ -132,8 +156,12 @@ def idle(block: Block) -> bool:
 
 
 def repeats_title(text: str, title: str) -> bool:
-    """Every word of `text` is in the title: it tells the reader nothing new."""
+    """Every word of `text` is in the title, but for a site's name after it ("… - Example
+    News", "… | Blog"): it tells the reader nothing new."""
     theirs = {w for w in words_of(title.casefold()) if len(w) >= _SHORT}
+    suffix = _SITE_SUFFIX.search(text)
+    if suffix and suffix.start() > 0:
+        text = text[: suffix.start()]
     mine = [w for w in words_of(text.casefold()) if len(w) >= _SHORT]
     content = [w for w in mine if w not in _FUNCTION_WORDS or w in theirs]
     return bool(content) and bool(theirs) and all(w in theirs for w in content)

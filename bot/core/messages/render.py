@@ -166,7 +166,9 @@ def _render(
     if change.kind is ChangeKind.EDITED and change.diff is not None:
         lines.extend(edit_body(change.diff, budget, tr, explained))
     elif form is Format.FULL:
-        body, complete = whole_post(item.html, item.text, limit=budget(FULL_COLUMNS))
+        body, complete = whole_post(
+            item.html, item.text, limit=budget(FULL_COLUMNS), base=item.link or ""
+        )
         lines.append(body)
         if not complete and page:
             instant = esc(tr.gettext("Read the whole post in Instant View"))
@@ -186,6 +188,7 @@ def _render(
             title=item.title or name,  # an untitled post's name is its first sentence
             rows=summary_rows(lines, image=bool(item.image)),
             more=more_line(tr),
+            base=item.link or "",
         )
         if summary:
             lines.append(summary)

@@ -39,7 +39,9 @@ from bot.core.messages.boilerplate import (
     without_hanging_intros,
 )
 from bot.core.messages.escape import esc, esc_attr
+from bot.core.messages.links import absolute_links, few_links
 from bot.core.messages.machinery import each_substantive, idle, is_machinery, repeats_title
+from bot.core.messages.point import to_the_point
 from bot.core.messages.sentences import CJK_ENDS, CLOSERS, columns, sentence_ends
 from bot.core.urls import safe_link
 
@@ -56,24 +58,25 @@ HEADING_COLUMNS = 60  # a line this short without a sentence's end reads as a he
 STYLE_CHARS = 80  # bold or italic longer than this is shown plain (a whole bold paragraph)
 
 _TAGS = re.compile(r"<[^>]+>")
-_ANCHOR = re.compile(r'<a href="[^"]*">(.*?)</a>', re.DOTALL)
 
 
 @lru_cache(maxsize=512)
 def summarize(body_html: str, text: str = "", excerpt_html: str = "", *, full: bool = True,
               limit: int = MAX_COLUMNS, title: str = "", rows: int = MAX_ROWS,
-              more: str = MORE) -> str:  # fmt: skip
+              more: str = MORE, base: str = "") -> str:  # fmt: skip
     """The summary as Telegram HTML (escaped, links checked), "" when the post has no words.
     `text`: the visible text, used when there is no HTML (an item read back from storage).
     `title`: what the summary need not repeat; `rows`: phone lines it may take; `more`: the
-    "… and {n} more" line in the chat's language. Cached: one computation per post and
+    "… and {n} more" line in the chat's language; `base`: the post's address, which its
+    relative links ("/post/bridge/") resolve against. Cached: one computation per post and
     language, however many chats get it."""
     blocks = read_blocks(body_html) if body_html.strip() else text_blocks(text)
     excerpt = read_blocks(excerpt_html) if excerpt_html.strip() else []
     chosen, cut_by_site = author_summary(blocks, excerpt, title)
     if not chosen:  # decided as far as `compose` reads: it stops at three sentences
-        chosen = LazyBlocks(each_substantive(lede(blocks), title))
+        chosen = to_the_point(LazyBlocks(each_substantive(lede(blocks), title)), title)
         cut_by_site = not full and looks_cut(chosen)
+    chosen = absolute_links(chosen, base)
     shown = compose(chosen, limit, cut_by_site=cut_by_site, rows=rows, more=more)[0]
     if not shown:  # everything looked like furniture: its words beat an empty message
         captions = [b for b in blocks if b.kind == "caption"]  # an image post's own words
@@ -82,33 +85,24 @@ def summarize(body_html: str, text: str = "", excerpt_html: str = "", *, full: b
             for b in blocks
             if b.kind not in ("pre", "h") and not idle(b) and not repeats_title(b.text, title)
         ]
-        shown = compose(rest, limit, rows=rows, more=more)[0]
+        shown = compose(absolute_links(rest, base), limit, rows=rows, more=more)[0]
     if not shown:  # a description that is only a heading: the author's subtitle
         subtitle = [Block("p", b.runs) for b in blocks if b.kind == "h"][:1]
         shown = compose(subtitle, limit, rows=rows)[0]
     return few_links(shown, LINKS)
 
 
-def few_links(rendered: str, most: int) -> str:
-    """The first `most` links of rendered HTML kept; later anchors become their text."""
-    count = 0
-
-    def keep(match: re.Match[str]) -> str:
-        nonlocal count
-        count += 1
-        return match.group(0) if count <= most else match.group(1)
-
-    return _ANCHOR.sub(keep, rendered)
-
-
 @lru_cache(maxsize=128)
-def whole_post(body_html: str, text: str = "", *, limit: int = 3000) -> tuple[str, bool]:
+def whole_post(
+    body_html: str, text: str = "", *, limit: int = 3000, base: str = ""
+) -> tuple[str, bool]:
     """The post from its first paragraph (no boilerplate), every sentence and item that fits
-    in `limit` columns, and whether that is all of it (`/format FEED full`)."""
+    in `limit` columns, and whether that is all of it (`/format FEED full`); relative links
+    resolve against `base`."""
     most = WHOLE_BLOCKS
     read = read_blocks(body_html, most, limit * 4) if body_html.strip() else text_blocks(text)
     kept = [b for b in lede(read, structure=True) if not is_machinery(b.text)]
-    shown, complete = compose(without_hanging_intros(kept), limit, whole=True)
+    shown, complete = compose(absolute_links(without_hanging_intros(kept), base), limit, whole=True)
     return shown, complete and len(read) < most
 
 
@@ -152,6 +146,13 @@ def compose(
             ):
                 complete = False
                 left = _items_from(blocks, index) if items else 0
+                if not items and previous is not None and previous.text.rstrip().endswith(":"):
+                    # "This release includes:" and a long first item: its opening, not nothing
+                    space = (limit - used - extra, most_rows - used_rows - gap - following)
+                    opening = _item_opening(runs, text, mark, space)
+                    if opening:
+                        lines.append((block, _render(opening)))
+                        left = _items_from(blocks, index + 1)
                 break
             lines.append((block, _render(runs)))
             used, items = used + extra + columns(text), items + 1
@@ -209,6 +210,25 @@ def compose(
     if left and lines and lines[-1][0].kind == "li" and used + 1 + _width(tail) <= limit:
         rendered += "\n" + tail
     return rendered, complete
+
+
+def _item_opening(
+    runs: Sequence[Run], text: str, mark: int, room: tuple[int, int]
+) -> tuple[Run, ...]:
+    """A list item's first sentences within `room` (columns, phone lines) with its `mark`, or
+    its first words and "…" when no sentence fits in two lines or more; () if less."""
+    columns_left, rows_left = room
+    shown = 0
+    for end in sentence_ends(text):
+        width = columns(text[:end])
+        if width > columns_left or phone_rows(mark + width) > rows_left:
+            break
+        shown = end
+    if shown:
+        return head_runs(runs, shown)
+    if rows_left < 2:
+        return ()
+    return _cut_at_word(runs, min(columns_left, rows_left * ROW_COLUMNS - mark - ROW_COLUMNS // 2))
 
 
 def _looks_like_heading(before: tuple[Block, str], line: tuple[Block, str]) -> bool:

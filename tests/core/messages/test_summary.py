@@ -215,7 +215,9 @@ def test_a_short_post_is_sent_whole_and_a_colon_line_is_never_last() -> None:
     assert summary.startswith("Here is what changed:\n• ") and summary.count("• ") == 1
     assert summary.endswith("\n<i>… and 4 more</i>")  # 200 columns take six phone lines
     only_intro = "<p>Here is what changed:</p><ul><li>" + "y " * 400 + "</li></ul>"
-    assert summarize(only_intro) == ""
+    opening = check(summarize(only_intro))  # the intro is not last: its item's first words are
+    assert opening.startswith("Here is what changed:\n• y y") and opening.endswith("y…")
+    assert summarize(only_intro, rows=2) == ""  # no two lines left for the item: nothing
 
 
 # --- structure and safety ----------------------------------------------------------------------

@@ -42,12 +42,15 @@ BODY = (
 
 
 def test_a_one_sentence_teaser_excerpt_is_followed_by_the_lede() -> None:
-    shown = visible(
-        summarize(
-            BODY, excerpt_html="Tinkerers might be even happier.", title="Chrome for ARM64 Linux"
-        )
-    )
-    assert shown.startswith("Tinkerers might be even happier.\n\nChrome now ships a native build")
+    teaser = "Chrome on ARM64 boards at last."
+    shown = visible(summarize(BODY, excerpt_html=teaser, title="Chrome for ARM64 Linux"))
+    assert shown.startswith(teaser + "\n\nChrome now ships a native build")
+
+
+def test_a_teaser_naming_nothing_of_the_title_gives_way_to_the_lede_that_names_it() -> None:
+    hook = "Tinkerers might be even happier."
+    shown = visible(summarize(BODY, excerpt_html=hook, title="Chrome for ARM64 Linux"))
+    assert shown.startswith("Chrome now ships a native build") and hook not in shown
 
 
 def test_an_excerpt_cut_by_the_site_gives_way_to_the_full_text() -> None:

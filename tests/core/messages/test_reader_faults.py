@@ -1,0 +1,148 @@
+"""The faults a blind reader found in 74 real posts (issue 42, third pass), one test per rule:
+words glued by markup, a news aggregator's headline list, "read this article in full" lines,
+a description that is the title and the site's name, an automatic excerpt that flattens the
+body, a list cut before its first item, and relative links. Fixtures are our own text in the
+shapes of those feeds (Blogger, Google News, Medium, Hugo, Hexo, WordPress)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.core.messages.blocks import read_blocks
+from bot.core.messages.links import absolute_links
+from bot.core.messages.machinery import is_link_list, is_machinery, repeats_title
+from bot.core.messages.render import render_change
+from bot.core.messages.summary import summarize, whole_post
+from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
+from tests.support.telegram_html import assert_valid_telegram_html
+
+_TAG = re.compile(r"<[^>]+>")
+_ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
+
+
+def visible(rendered: str) -> str:
+    assert_valid_telegram_html(rendered)
+    return html.unescape(_TAG.sub("", rendered))
+
+
+def test_two_links_that_touch_are_two_words() -> None:
+    body = (
+        '<p>Last spring we <a href="https://a.example/">announced</a><a href="https://b.'
+        'example/">Fuzzbox</a>, a tool for testing parsers.</p>'
+    )
+    assert "announced Fuzzbox, a tool" in visible(summarize(body))
+    same = '<p><a href="https://a.example/">Fuzz</a><a href="https://a.example/">box</a>.</p>'
+    assert visible(summarize(same)) == "Fuzzbox."  # one link split in two runs stays one word
+    plural = '<p>Three <a href="https://a.example/">parser</a>s were tested.</p>'
+    assert visible(summarize(plural)) == "Three parsers were tested."
+
+
+def test_table_cells_and_block_tags_are_apart() -> None:
+    table = "<table><tr><th>surfboard</th><th>Surfboard Pro</th></tr></table>"
+    assert [b.text for b in read_blocks(table)] == ["surfboard Surfboard Pro"]
+    details = "<details><summary>What changed</summary>Faster sync.</details>"
+    assert [b.text for b in read_blocks(details)] == ["What changed", "Faster sync."]
+
+
+def test_a_headline_list_with_sources_is_not_a_summary_but_a_list_of_notes_is() -> None:
+    cluster = read_blocks(
+        '<ul><li><a href="https://n.example/1">Ferry strike ends after two weeks</a>'
+        "&nbsp;&nbsp;<font>Harbour Post</font></li>"
+        '<li><a href="https://n.example/2">Ferries sail again on Monday</a> tide.example</li></ul>'
+    )
+    assert all(is_link_list(b) for b in cluster)
+    notes = read_blocks(
+        '<ul><li><a href="https://g.example/c/1">Fix a crash when opening big files</a> (#812)'
+        '</li><li>Maria\'s <a href="https://g.example/c/2">new keyboard shortcuts panel</a></li>'
+        '<li><a href="https://g.example/c/3">Sync</a> now retries after a network error.</li></ul>'
+    )
+    assert not any(is_link_list(b) for b in notes)
+
+
+def test_a_read_in_full_line_is_machinery() -> None:
+    assert is_machinery("To read this article in full, please click here")
+    assert is_machinery("Read the full story, visit our site")
+    assert not is_machinery("To read this article in full you need about ten minutes.")
+
+
+def test_a_description_that_is_the_title_and_the_site_s_name_says_nothing() -> None:
+    title = "Ferry strike ends after two weeks"
+    assert repeats_title("Ferry strike ends after two weeks - Harbour Post", title)
+    assert repeats_title("Ferry strike ends after two weeks | The Harbour Blog", title)
+    assert not repeats_title("Ferry strike ends - crews accept a new contract", title + " ok")
+    body = "<p>Ferry strike ends after two weeks - Harbour Post</p>"
+    assert summarize(body, title=title, full=False) == ""
+
+
+def test_an_excerpt_flattening_the_body_is_the_body_s_beginning() -> None:
+    body = (
+        "<p>A new background</p><p>I drew a tiling pixel art background for the site. It "
+        "should load fast, I tuned the compression for days.</p><p>Write to me at "
+        "&lt;this address&gt; to say hi.</p>"
+    )
+    flat = (
+        "A new background I drew a tiling pixel art background for the site. It should load "
+        "fast, I tuned the compression for days. Write to me at <this address> to say hi."
+    )
+    shown = visible(summarize(body, excerpt_html=flat, title="A new background"))
+    assert shown.startswith("I drew a tiling pixel art background")
+
+
+def test_a_medium_description_of_only_its_machinery_gives_the_content_or_nothing() -> None:
+    machinery = '<p>Continue reading on <a href="https://medium.example/p/1">Medium</a> »</p>'
+    content = "<p>We moved our builds to a cache that every branch shares.</p>"
+    shown = visible(summarize(content, excerpt_html=machinery, title="Shared build cache"))
+    assert shown == "We moved our builds to a cache that every branch shares."
+    assert summarize(machinery, full=False, title="Shared build cache") == ""
+
+
+def test_a_long_first_item_shows_its_opening_after_its_intro() -> None:
+    body = (
+        "<p>The update brings three things:</p><ul><li>"
+        + "Offline maps for every region you saved, kept for a month. " * 6
+        + "</li><li>Dark mode.</li><li>Faster search.</li></ul>"
+    )
+    shown = visible(summarize(body, rows=6))
+    assert shown.startswith("The update brings three things:\n• Offline maps for every region")
+    assert shown.endswith("… and 2 more")
+
+
+def test_relative_links_resolve_against_the_post_s_address() -> None:
+    body = '<p>We walked to <a href="../bridge/">the bridge</a> and <a href="#map">back</a>.</p>'
+    base = "https://walks.example/post/river/"
+    sent = summarize(body, base=base)
+    assert '<a href="https://walks.example/post/bridge/">the bridge</a>' in sent
+    assert "#map" not in sent and "back" in visible(sent)
+    assert "https://walks.example/post/bridge/" in whole_post(body, base=base)[0]
+    assert "<a " not in summarize(body)  # no address: the text, never a broken link
+
+
+def test_a_message_s_inline_relative_link_works() -> None:
+    item = ParsedItem(
+        "k", "River walk", "https://walks.example/post/river/", None, None, (), "We walked.",
+        "f", 0, html='<p>We walked to <a href="/post/bridge/">the bridge</a>.</p>',
+    )  # fmt: skip
+    message = render_change(Change(ChangeKind.NEW, item), FeedInfo(slug="s", title="Walks"))
+    assert '<a href="https://walks.example/post/bridge/">the bridge</a>' in message
+
+
+_HREF = st.sampled_from(
+    ["/a/", "../b", "#top", "https://c.example/d", "mailto:e@f.example", "javascript:x()", "", " "]
+)
+
+
+@given(st.lists(st.tuples(st.text(min_size=0, max_size=8), _HREF), min_size=1, max_size=6))
+def test_resolved_links_are_absolute_web_links_and_never_empty(
+    parts: list[tuple[str, str]],
+) -> None:
+    body = "<p>" + " ".join(f'<a href="{html.escape(h)}">{html.escape(t)}</a>' for t, h in parts)
+    sent = summarize(body + " end.</p>", base="https://walks.example/post/")
+    assert_valid_telegram_html(sent)
+    for href, inner in _ANCHOR.findall(sent):
+        assert href.startswith(("https://", "http://")) and inner.strip()
+    blocks = absolute_links(read_blocks(body), "https://walks.example/post/")
+    assert all(r.href is None or "://" in r.href or ":" in r.href for b in blocks for r in b.runs)

@@ -96,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     preview.add_argument(
         "--html", action="store_true", help="print the Telegram HTML exactly as it is sent"
     )
+    preview.add_argument(
+        "--base",
+        metavar="URL",
+        help="the address a saved FILE was fetched from: its relative links resolve against it",
+    )
 
     sub.add_parser("migrate", help="upgrade the database schema to the latest version")
     sub.add_parser("health", help="exit 0 when the database answers and polling is recent")
@@ -189,6 +194,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
                     args.language,
                     form=Format(args.form),
                     as_html=args.html,
+                    base=args.base,
                 ),
                 settings.event_loop,
             )

@@ -16,6 +16,7 @@ from bot.core.messages.modeltext import Kind, prompt, read_reply
 from bot.core.messages.render import render_change, to_plain
 from bot.core.modes import Format
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
+from bot.core.urls import safe_link
 from bot.net.fetch import FetchError
 from bot.runtime.config import Settings
 from bot.runtime.i18n import translator
@@ -74,9 +75,11 @@ async def preview(
     *,
     form: Format = Format.SUMMARY,
     as_html: bool = False,
+    base: str | None = None,
 ) -> int:
     """The newest items' messages as a chat with `form` and `language` gets them; with
-    `model`, what the operator's model writes for each."""
+    `model`, what the operator's model writes for each. `base`: the address a saved file was
+    fetched from (a poll resolves relative links against it; a file has none of its own)."""
     if model and not settings.model_api_url:
         raise PreviewError("--model needs a language model: set MODEL_API_URL and MODEL_NAME")
     headers: dict[str, str] = {}
@@ -84,6 +87,7 @@ async def preview(
     local = await asyncio.to_thread(_read_local, Path(source), settings.max_feed_bytes)
     if local is not None:
         body = local
+        url = _base(base) if base else ""
     else:
         async with make_fetcher(settings) as fetcher:
             try:
@@ -101,6 +105,8 @@ async def preview(
         # A saved file has no address: its relative entry links resolve against the site's
         # own link, as a poll resolves them against the address it fetched
         parsed = await asyncio.to_thread(parse_feed, body, headers, parsed.link)
+    if not url and any(item.link is None for item in parsed.items):
+        print(f"note: {source} has relative links and no address: pass --base URL\n")
     info = FeedInfo(slug="preview", title=parsed.title)
     newest = sorted(
         parsed.items,
@@ -122,6 +128,13 @@ async def preview(
             print("\n" + await _model_summary(settings, item, language))
         print("\n" + "-" * 40 + "\n")
     return 0
+
+
+def _base(base: str) -> str:
+    """`--base` when it is an http(s) address, else a one-line error."""
+    if safe_link(base) is None:
+        raise PreviewError(f"--base must be an http(s) address, not {base!r}")
+    return base
 
 
 def shown_above(item: ParsedItem) -> str:

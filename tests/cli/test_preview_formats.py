@@ -77,3 +77,36 @@ def test_a_saved_feed_with_relative_entry_links_previews_working_links(
     )
     assert main(["preview", str(path), "--html"]) == 0
     assert '<a href="https://flaneur.example/post/brass/">Brass</a>' in capsys.readouterr().out
+
+
+HUGO_LIKE = (
+    '<?xml version="1.0"?><rss version="2.0"><channel><title>Flaneur</title>'
+    "<link>/index.xml</link><item><title>Brass</title><link>/post/brass/</link>"
+    "<description>&lt;p&gt;We walked to &lt;a href=&quot;/post/bridge/&quot;&gt;the bridge"
+    "&lt;/a&gt; at dusk.&lt;/p&gt;</description>"
+    "<pubDate>Wed, 07 Jun 2026 10:00:00 +0000</pubDate></item></channel></rss>"
+)
+
+
+def test_base_makes_a_saved_feed_s_relative_links_absolute(
+    tmp_path: Path, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "feed.xml"
+    path.write_text(HUGO_LIKE)  # its own <link> is relative too: nothing to resolve against
+    assert main(["preview", str(path), "--html"]) == 0
+    out = capsys.readouterr().out
+    assert "pass --base URL" in out and "<b>Brass</b>" in out
+    assert main(["preview", str(path), "--html", "--base", "https://flaneur.example/"]) == 0
+    out = capsys.readouterr().out
+    assert '<a href="https://flaneur.example/post/brass/">Brass</a>' in out
+    assert '<a href="https://flaneur.example/post/bridge/">the bridge</a>' in out
+    assert "--base" not in out
+
+
+def test_base_must_be_a_web_address(
+    tmp_path: Path, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "feed.xml"
+    path.write_text(HUGO_LIKE)
+    assert main(["preview", str(path), "--base", "file:///etc/"]) != 0
+    assert "--base must be an http(s) address" in capsys.readouterr().err

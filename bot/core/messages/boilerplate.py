@@ -49,7 +49,8 @@ _TOC = frozenset(
 )  # fmt: skip
 _NOISE_SHAPES = (
     # bylines
-    r"(?:by|posted by|written by|words by|author|autor|von|por|par|story by)\s*[:\s]\s*\S.{0,80}",
+    r"(?:by|posted by|written by|words by|author|autor|von|por|par|story by|published by"
+    r"|publicado por|publié par|veröffentlicht von)\s*[:\s]\s*\S.{0,80}",
     # image credits
     r"(?:image|images|photo|photos|photograph|picture|pictures|credit|credits|source"
     r"|illustration|cover|cover image|header image|featured image|hero image|foto|fotos"

@@ -181,6 +181,10 @@ def compose(
             if not lines:  # the first sentence alone is too long: cut at a word
                 width = min(limit, most_rows * ROW_COLUMNS - ROW_COLUMNS // 2)
                 lines.append((block, _render(_cut_at_word(runs, width))))
+            elif block.kind == "p" and row_room >= 2 and all(_label_line(h) for _, h in lines):
+                # only short lines so far (a byline, a label): the text, not them alone
+                width = min(room, row_room * ROW_COLUMNS - ROW_COLUMNS // 2)
+                lines.append((block, _render(_cut_at_word(runs, width))))
             complete = False
             break
         cut = fits[-1]
@@ -229,6 +233,12 @@ def _item_opening(
     if rows_left < 2:
         return ()
     return _cut_at_word(runs, min(columns_left, rows_left * ROW_COLUMNS - mark - ROW_COLUMNS // 2))
+
+
+def _label_line(shown: str) -> bool:
+    """A short line without a sentence's end: a byline, a label, a deck (not the text)."""
+    text = _shown_text(shown)
+    return columns(text) <= HEADING_COLUMNS and not _ends_sentence(text)
 
 
 def _looks_like_heading(before: tuple[Block, str], line: tuple[Block, str]) -> bool:

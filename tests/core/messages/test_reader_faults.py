@@ -146,3 +146,21 @@ def test_resolved_links_are_absolute_web_links_and_never_empty(
         assert href.startswith(("https://", "http://")) and inner.strip()
     blocks = absolute_links(read_blocks(body), "https://walks.example/post/")
     assert all(r.href is None or "://" in r.href or ":" in r.href for b in blocks for r in b.runs)
+
+
+def test_short_lines_before_a_long_paragraph_do_not_use_up_the_message() -> None:
+    body = (
+        "<p>ANA TORRES</p><p>HARBOUR DAILY</p><p>(Sunday, Port Town) – "
+        + "The harbour board voted to reopen the ferry pier after two years of repairs, " * 6
+        + "</p>"
+    )
+    shown = visible(summarize(body, rows=8))
+    assert shown.startswith("ANA TORRES\n\nHARBOUR DAILY\n\n(Sunday, Port Town) – The harbour")
+    assert shown.endswith("…")
+    sentence_first = "<p>The pier reopens.</p><p>" + "Long words without end " * 40 + "</p>"
+    assert visible(summarize(sentence_first, rows=8)) == "The pier reopens."
+
+
+def test_a_published_by_line_is_a_byline() -> None:
+    body = "<p>Publicado por Agencia Sur</p><p>El muelle reabre el lunes tras dos años.</p>"
+    assert visible(summarize(body)) == "El muelle reabre el lunes tras dos años."

@@ -273,7 +273,7 @@ def _folded(runs: list[Run]) -> tuple[Run, ...]:
             text = text.lstrip(" ")
         if not text:
             continue
-        if out and _glued(out[-1], run, text):
+        if run.href is not None and out and _glued(out[-1], run, text):
             text = " " + text  # "<a>announced</a><a>OSS-Fuzz</a>": two links, two words
         last_space = text.endswith(" ")
         out.append(Run(text, run.href, run.bold, run.italic, run.code))

@@ -11,41 +11,24 @@ links in three sentences read as a list of destinations, not a summary.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from urllib.parse import urljoin
 
-from bot.core.messages.blocks import Block, LazyBlocks, Run
+from bot.core.urls import safe_link
 
 _ANCHOR = re.compile(r'<a href="[^"]*">(.*?)</a>', re.DOTALL)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # an absolute reference (or mailto:, …)
 
 
-def absolute_links(blocks: Sequence[Block], base: str) -> Sequence[Block]:
-    """The blocks with relative links resolved against `base` (a feed's links are as the site
-    wrote them: Hugo's and Hexo's are relative), so they show as links, not as text; each
-    block as it is read (`blocks` may be decided lazily)."""
-    if not base:
-        return blocks
-    return LazyBlocks(_absolute_block(block, base) for block in blocks)
-
-
-def _absolute_block(block: Block, base: str) -> Block:
-    if not any(run.href and not _SCHEME.match(run.href) for run in block.runs):
-        return block
-    runs = tuple(
-        Run(run.text, _joined(base, run.href), run.bold, run.italic, run.code)
-        if run.href and not _SCHEME.match(run.href)
-        else run
-        for run in block.runs
-    )
-    return Block(block.kind, runs, block.number)
-
-
-def _joined(base: str, href: str) -> str | None:
-    if href.startswith("#"):
-        return None  # a link within the page: its text is enough
+def resolved(href: str | None, base: str) -> str | None:
+    """The link a run shows: an absolute http(s) `href`, or a relative one resolved against
+    `base` (the post's address); None for a link within the page (`#map`) or any other."""
+    if not href:
+        return None
+    link = safe_link(href)
+    if link is not None or not base or href.startswith("#") or _SCHEME.match(href):
+        return link
     try:
-        return urljoin(base, href.strip())
+        return safe_link(urljoin(base, href.strip()))
     except ValueError:
         return None
 

@@ -99,6 +99,7 @@ _SITE_SUFFIX = re.compile(
     r"\s+[-–—|·]\s+(?:(?:[A-Z0-9][\w'’&]*|of|the|and|de|la|&)(?: |$)){1,4}$"
     r"|\s+[-–—|·]\s+[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}$"
 )
+_DASHES = frozenset("-–—|·")
 MAX_MACHINERY_CHARS = 300  # a longer paragraph is the post, whatever it opens with
 HEADLINE_CHARS = 20  # a linked headline, then only its source: a news aggregator's cluster
 LINK_SHARE = 0.6  # a paragraph of three or more links that are most of its text is promotion
@@ -159,7 +160,7 @@ def repeats_title(text: str, title: str) -> bool:
     """Every word of `text` is in the title, but for a site's name after it ("… - Example
     News", "… | Blog"): it tells the reader nothing new."""
     theirs = {w for w in words_of(title.casefold()) if len(w) >= _SHORT}
-    suffix = _SITE_SUFFIX.search(text)
+    suffix = _SITE_SUFFIX.search(text) if _DASHES.intersection(text) else None
     if suffix and suffix.start() > 0:
         text = text[: suffix.start()]
     mine = [w for w in words_of(text.casefold()) if len(w) >= _SHORT]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from itertools import chain
 
 from bot.core.messages.blocks import Block, LazyBlocks, Run
@@ -35,6 +36,7 @@ from bot.core.text import words_of
 
 WINDOW = 4  # sentences of the opening read for its point
 WINDOW_CHARS = 600  # of a paragraph, read for those sentences (a summary shows ~600)
+FIRST_CHARS = 300  # of the first paragraph, read to decide whether to read on
 MOST_SKIPPED = 3  # hooks and background skipped at most
 HOOK_WORDS = 4  # an exclamation this short is a hook ("Oops!", "Video games!")
 QUESTION_CHARS = 80  # a question this short that opens the post is a hook
@@ -105,6 +107,7 @@ _NEWS = re.compile(
 )  # lower case: "Release" and "Launch" that open a sentence are nouns ("Release: 2.0")
 
 
+@lru_cache(maxsize=256)
 def title_words(title: str) -> frozenset[str]:
     """The title's words that tell it apart (no function words), in a plain form."""
     return frozenset(w for w in _words(title) if w not in _FUNCTION_WORDS)
@@ -112,7 +115,7 @@ def title_words(title: str) -> frozenset[str]:
 
 def shared(text: str, words: frozenset[str]) -> int:
     """How many of the title's `words` the text names."""
-    return len(words.intersection(_words(text)))
+    return len(words.intersection(_words(text))) if words else 0
 
 
 def _words(text: str) -> set[str]:
@@ -242,6 +245,8 @@ def to_the_point(blocks: Sequence[Block], title: str) -> Sequence[Block]:
     """The blocks from the opening sentence that carries the post's point (the module's rules);
     `blocks` themselves when the opening already does. Only the opening is read: `blocks` may
     be decided lazily (`LazyBlocks`), and the rest stays so."""
+    if not blocks or blocks[0].kind != "p" or _to_the_point_already(blocks, title):
+        return blocks  # decided on the first sentence: later blocks are not read for it
     found = opening_sentences(blocks)
     if len(found) < 2:
         return blocks
@@ -255,6 +260,24 @@ def to_the_point(blocks: Sequence[Block], title: str) -> Sequence[Block]:
         return blocks  # "For try! Swift NYC, …": a name's "!", not a sentence's end
     opening = Block(block.kind, tail_runs(block.runs, offset), block.number)
     return LazyBlocks(chain((opening,), _from(blocks, index + 1)))
+
+
+def _to_the_point_already(blocks: Sequence[Block], title: str) -> bool:
+    """No rule would skip the first sentence (most posts): it is no hook nor background, and
+    it states news, names two or more of the title's words, or no news follows it in the
+    first two paragraphs. Decided before the opening is split into sentences."""
+    text = blocks[0].text[:FIRST_CHARS]  # a longer first sentence is judged by its start
+    end = sentence_ends(text)[0]
+    first = text[:end]
+    if _opens_aside(first):
+        return False
+    if states_news(first) or shared(first, title_words(title)) > 1:
+        return True
+    following = blocks[0].text[end:WINDOW_CHARS]
+    second = next(_from(blocks, 1), None)  # read as far as the summary reads anyway
+    if second is not None and second.kind == "p":
+        following += " " + second.text[:WINDOW_CHARS]
+    return not _NEWS.search(following)
 
 
 def _from(blocks: Sequence[Block], start: int) -> Iterator[Block]:

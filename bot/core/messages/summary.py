@@ -39,11 +39,10 @@ from bot.core.messages.boilerplate import (
     without_hanging_intros,
 )
 from bot.core.messages.escape import esc, esc_attr
-from bot.core.messages.links import absolute_links, few_links
+from bot.core.messages.links import few_links, resolved
 from bot.core.messages.machinery import each_substantive, idle, is_machinery, repeats_title
 from bot.core.messages.point import to_the_point
 from bot.core.messages.sentences import CJK_ENDS, CLOSERS, columns, sentence_ends
-from bot.core.urls import safe_link
 
 MAX_COLUMNS = 600
 MAX_SENTENCES = 3
@@ -76,8 +75,7 @@ def summarize(body_html: str, text: str = "", excerpt_html: str = "", *, full: b
     if not chosen:  # decided as far as `compose` reads: it stops at three sentences
         chosen = to_the_point(LazyBlocks(each_substantive(lede(blocks), title)), title)
         cut_by_site = not full and looks_cut(chosen)
-    chosen = absolute_links(chosen, base)
-    shown = compose(chosen, limit, cut_by_site=cut_by_site, rows=rows, more=more)[0]
+    shown = compose(chosen, limit, cut_by_site=cut_by_site, rows=rows, more=more, base=base)[0]
     if not shown:  # everything looked like furniture: its words beat an empty message
         captions = [b for b in blocks if b.kind == "caption"]  # an image post's own words
         rest = captions or [
@@ -85,7 +83,7 @@ def summarize(body_html: str, text: str = "", excerpt_html: str = "", *, full: b
             for b in blocks
             if b.kind not in ("pre", "h") and not idle(b) and not repeats_title(b.text, title)
         ]
-        shown = compose(absolute_links(rest, base), limit, rows=rows, more=more)[0]
+        shown = compose(rest, limit, rows=rows, more=more, base=base)[0]
     if not shown:  # a description that is only a heading: the author's subtitle
         subtitle = [Block("p", b.runs) for b in blocks if b.kind == "h"][:1]
         shown = compose(subtitle, limit, rows=rows)[0]
@@ -102,7 +100,7 @@ def whole_post(
     most = WHOLE_BLOCKS
     read = read_blocks(body_html, most, limit * 4) if body_html.strip() else text_blocks(text)
     kept = [b for b in lede(read, structure=True) if not is_machinery(b.text)]
-    shown, complete = compose(absolute_links(without_hanging_intros(kept), base), limit, whole=True)
+    shown, complete = compose(without_hanging_intros(kept), limit, whole=True, base=base)
     return shown, complete and len(read) < most
 
 
@@ -114,12 +112,14 @@ def compose(
     whole: bool = False,
     rows: int | None = None,
     more: str = MORE,
+    base: str = "",
 ) -> tuple[str, bool]:
     """Whole blocks while they fit, then whole sentences; never a heading or a line ending in
     ":" last. `cut_by_site`: the last block stops mid-sentence; only its whole sentences show.
     `whole`: no count of sentences or items, only the limit. `rows`: phone lines at most
     (`ROW_COLUMNS` wide, a blank line between paragraphs counted); a list that does not fit
-    ends with `more` ("… and N more"). Returns the HTML and whether every block was shown."""
+    ends with `more` ("… and N more"); `base`: what relative links resolve against. Returns
+    the HTML and whether every block was shown."""
     most_sentences = 10**6 if whole else MAX_SENTENCES
     most_items = 10**6 if whole else MAX_ITEMS
     most_rows = 10**6 if rows is None else rows
@@ -151,10 +151,10 @@ def compose(
                     space = (limit - used - extra, most_rows - used_rows - gap - following)
                     opening = _item_opening(runs, text, mark, space)
                     if opening:
-                        lines.append((block, _render(opening)))
+                        lines.append((block, _render(opening, base)))
                         left = _items_from(blocks, index + 1)
                 break
-            lines.append((block, _render(runs)))
+            lines.append((block, _render(runs, base)))
             used, items = used + extra + columns(text), items + 1
             used_rows += needed - (1 if following else 0)
             continue
@@ -163,7 +163,7 @@ def compose(
             if used + width > limit or used_rows + gap + phone_rows(columns(text)) > most_rows:
                 complete = False
                 break
-            lines.append((block, _render(runs)))
+            lines.append((block, _render(runs, base)))
             used, used_rows = used + width, used_rows + gap + phone_rows(columns(text))
             continue
         if sentences >= most_sentences:
@@ -180,18 +180,18 @@ def compose(
         if not fits:
             if not lines:  # the first sentence alone is too long: cut at a word
                 width = min(limit, most_rows * ROW_COLUMNS - ROW_COLUMNS // 2)
-                lines.append((block, _render(_cut_at_word(runs, width))))
+                lines.append((block, _render(_cut_at_word(runs, width), base)))
             elif block.kind == "p" and row_room >= 2 and all(_label_line(h) for _, h in lines):
                 # only short lines so far (a byline, a label): the text, not them alone
                 width = min(room, row_room * ROW_COLUMNS - ROW_COLUMNS // 2)
-                lines.append((block, _render(_cut_at_word(runs, width))))
+                lines.append((block, _render(_cut_at_word(runs, width), base)))
             complete = False
             break
         cut = fits[-1]
         shown = head_runs(runs, cut)
         if dangling and cut >= len(text.rstrip()):  # only a cut sentence: say it goes on
             shown = (*head_runs(runs, len(text.rstrip(" ,;:—-"))), Run("…"))
-        lines.append((block, _render(shown)))
+        lines.append((block, _render(shown, base)))
         used += extra + columns(text[:cut]) + (1 if dangling else 0)
         used_rows += gap + phone_rows(columns(text[:cut]) + dangling)
         sentences += len(fits)
@@ -208,7 +208,7 @@ def compose(
         ends = sentence_ends(block.text)
         if block.kind == "p" and len(ends) > 1 and block.text.rstrip().endswith(":"):
             # "We rolled out X. This release includes:" without its list: the news stays
-            lines.append((block, _render(head_runs(block.runs, ends[-2]))))
+            lines.append((block, _render(head_runs(block.runs, ends[-2]), base)))
     rendered = _join(lines)
     tail = more.format(n=left)
     if left and lines and lines[-1][0].kind == "li" and used + 1 + _width(tail) <= limit:
@@ -357,13 +357,13 @@ def _cut_at_word(runs: Sequence[Run], limit: int) -> tuple[Run, ...]:
     return (*kept, Run("…"))
 
 
-def _render(runs: Sequence[Run]) -> str:
+def _render(runs: Sequence[Run], base: str = "") -> str:
     """Runs as Telegram HTML: escaped text, short bold and italic, links that are absolute
     http(s) (one anchor per stretch of the same link)."""
     out: list[str] = []
     index = 0
     while index < len(runs):
-        link = safe_link(runs[index].href) if runs[index].href else None
+        link = resolved(runs[index].href, base)
         end = index + 1
         while end < len(runs) and runs[end].href == runs[index].href:
             end += 1

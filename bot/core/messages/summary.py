@@ -184,7 +184,8 @@ def compose(
             elif block.kind == "p" and row_room >= 2 and all(_label_line(h) for _, h in lines):
                 # only short lines so far (a byline, a label): the text, not them alone
                 width = min(room, row_room * ROW_COLUMNS - ROW_COLUMNS // 2)
-                lines.append((block, _render(_cut_at_word(runs, width), base)))
+                if width >= ROW_COLUMNS:  # a line of it at least, within the limit
+                    lines.append((block, _render(_cut_at_word(runs, width), base)))
             complete = False
             break
         cut = fits[-1]
@@ -230,9 +231,8 @@ def _item_opening(
         shown = end
     if shown:
         return head_runs(runs, shown)
-    if rows_left < 2:
-        return ()
-    return _cut_at_word(runs, min(columns_left, rows_left * ROW_COLUMNS - mark - ROW_COLUMNS // 2))
+    width = min(columns_left, rows_left * ROW_COLUMNS - mark - ROW_COLUMNS // 2)
+    return _cut_at_word(runs, width) if rows_left >= 2 and width >= ROW_COLUMNS else ()
 
 
 def _label_line(shown: str) -> bool:

@@ -16,6 +16,7 @@ from bot.core.messages.blocks import read_blocks
 from bot.core.messages.links import resolved
 from bot.core.messages.machinery import is_link_list, is_machinery, repeats_title
 from bot.core.messages.render import render_change
+from bot.core.messages.sentences import columns
 from bot.core.messages.summary import summarize, whole_post
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
 from tests.support.telegram_html import assert_valid_telegram_html
@@ -179,3 +180,11 @@ def test_resolved_links_one_by_one() -> None:
     assert resolved("javascript:alert(1)", base) is None
     assert resolved("//[bad", base) is None  # a malformed reference is refused, not raised
     assert resolved(None, base) is None and resolved("", base) is None
+
+
+def test_text_after_short_lines_never_goes_past_the_limit() -> None:
+    body = "<ul><li>:</li></ul><p><b>::::::::::::寒寒</b> ::::::::::::寒寒</p><p>:</p>"
+    shown = visible(summarize(body, full=False, limit=40))  # found by hypothesis: 41 columns
+    assert columns(shown) <= 40 and not shown.endswith("…")
+    item = "<p>It has:</p><ul><li>" + "word " * 60 + "</li></ul>"
+    assert "word" not in visible(summarize(item, limit=30))  # no room for a line of the item

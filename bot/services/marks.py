@@ -15,8 +15,7 @@ from datetime import datetime
 
 from sqlalchemy import Engine
 
-from bot.db import store
-from bot.db.engine import writer
+from bot.db import direct, store
 
 Mark = store.SentMark  # delivery id, when, Telegram's message id
 
@@ -73,14 +72,16 @@ class SentMarks:
                     future.set_result(still_pending)
 
     def _write(self, marks: list[Mark]) -> list[bool]:
-        with writer(self.engine).begin() as connection:
-            pending = store.mark_sent(connection, marks)
+        """On the DBAPI cursor (`db/direct.py`): at 30 messages a second each message pays a
+        write of its own, and SQLAlchemy's `Connection` was about a fifth of a message's CPU."""
+        with direct.begin(self.engine) as tx:
+            pending = store.mark_sent(tx, marks)
             stories = [
                 (mark[0], self._stories[mark[0]])
                 for mark, still in zip(marks, pending, strict=True)
                 if still and mark[0] in self._stories
             ]
-            store.add_stories(connection, stories, marks[0][1])
+            store.add_stories(tx, stories, marks[0][1])
         for mark in marks:
             self._stories.pop(mark[0], None)
         return pending

@@ -10,7 +10,7 @@ from sqlalchemy import Engine, event
 from sqlmodel import Session
 
 from bot.core.polls.duplicates import story_of
-from bot.db import store
+from bot.db import direct, store
 from bot.db.engine import transaction
 from bot.db.tables import Delivery, DeliveryStatus, Item
 from tests.support.storage import NOW
@@ -39,8 +39,8 @@ def _post(engine: Engine, feed_id: int, chat_id: int, message_id: int, **extra: 
         assert item.id is not None and delivery.id is not None
         item_id, delivery_id = item.id, delivery.id
     new = store.NewStory(chat_id, feed_id, story_of(LINK, "T", ""))
-    with engine.begin() as connection:
-        store.add_stories(connection, [(delivery_id, new)], extra.get("at", NOW))
+    with direct.begin(engine) as tx:
+        store.add_stories(tx, [(delivery_id, new)], extra.get("at", NOW))
     return item_id
 
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, insert, update
+from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.core.messages.article import Article as ArticleValue
 from bot.core.types import MessageKind
+from bot.db.direct import Direct
 from bot.db.store.articles import articles_of
 from bot.db.store.statements import columns, run, table
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Item, Subscription
@@ -164,30 +165,29 @@ MARK_SENT = (
 )
 
 
-def mark_sent(connection: Connection, marks: Sequence[SentMark]) -> list[bool]:
-    """Mark messages Telegram accepted, in one executemany (a fan-out's marks come in batches,
-    `services/marks.py`). Takes a Core connection: no ORM work on the per-message path. For each
+# A mark already recorded exactly so (its commit did not answer; the chat marks it again).
+MARKED_SO = sa_select(_DELIVERY.c.id).where(
+    _DELIVERY.c.id == bindparam("delivery_id"),
+    _DELIVERY.c.status == DeliveryStatus.SENT,
+    _DELIVERY.c.sent_at == bindparam("sent_at", type_=_DELIVERY.c.sent_at.type),
+    _DELIVERY.c.message_id.is_not_distinct_from(
+        bindparam("message_id", type_=_DELIVERY.c.message_id.type)
+    ),
+)
+
+
+def mark_sent(tx: Direct, marks: Sequence[SentMark]) -> list[bool]:
+    """Mark messages Telegram accepted, in one executemany on the DBAPI cursor (a fan-out's marks
+    come in batches, `services/marks.py`; `db/direct.py` says why not a `Connection`). For each
     mark, False when its row was no longer pending (cancelled by /pause or /unsubscribe while in
     flight); True for a mark already recorded exactly so (retried after a commit that did not
-    answer). Only when some row was not pending, rarely, are the rows read back to tell which."""
+    answer). Only when some row was not pending, rarely, is each row checked to tell which."""
     if not marks:
         return []
     rows = [{"delivery_id": d, "sent_at": when, "message_id": m} for d, when, m in marks]
-    if connection.execute(MARK_SENT, rows).rowcount == len(rows):
+    if tx.run(MARK_SENT, rows) == len(rows):
         return [True] * len(rows)
-    found = connection.execute(
-        select(Delivery.id, Delivery.sent_at, Delivery.message_id).where(
-            col(Delivery.id).in_([d for d, _, _ in marks]),
-            Delivery.status == DeliveryStatus.SENT,
-        )
-    ).all()
-    written = {d: (_utc(when), message) for d, when, message in found}
-    return [written.get(d) == (_utc(when), m) for d, when, m in marks]
-
-
-def _utc(when: datetime | None) -> datetime | None:
-    """SQLite hands back naive UTC times, PostgreSQL aware ones."""
-    return when.astimezone(UTC).replace(tzinfo=None) if when and when.tzinfo else when
+    return [tx.first(MARKED_SO, row) is not None for row in rows]
 
 
 # Who was told about a feed's posts (`told_about`), built once: every poll with an edit runs it.

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, insert
+from sqlalchemy import bindparam, insert
 from sqlalchemy import select as sa_select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 from bot.core.polls.duplicates import CANDIDATES, same_story, story_of
 from bot.core.polls.duplicates import Story as StoryValue
 from bot.core.types import MessageKind
+from bot.db.direct import Direct
 from bot.db.store.statements import table
 from bot.db.tables import Chat, Delivery, DeliveryStatus, Feed, Item, Story
 
@@ -186,12 +187,17 @@ def primed(
     return feeds, stories
 
 
-_INSERT_STORIES = insert(table(Story))
+# Its parameters by name, run on the DBAPI cursor (`db/direct.py`); inline: no RETURNING of the
+# new ids, which PostgreSQL would compile in for one row.
+_STORY_VALUES = ("chat_id", "delivery_id", "feed_id", "link", "title", "opening", "also")
+_INSERT_STORIES = (
+    insert(table(Story))
+    .inline()
+    .values({name: bindparam(name) for name in (*_STORY_VALUES, "created_at")})
+)
 
 
-def add_stories(
-    connection: Connection, stories: Sequence[tuple[int, NewStory]], now: datetime
-) -> None:
+def add_stories(tx: Direct, stories: Sequence[tuple[int, NewStory]], now: datetime) -> None:
     """Stories of messages just marked sent (delivery id, story), in the marks' transaction."""
     if not stories:
         return
@@ -208,7 +214,7 @@ def add_stories(
         }
         for delivery_id, new in stories
     ]
-    connection.execute(_INSERT_STORIES, rows)
+    tx.run(_INSERT_STORIES, rows)
 
 
 def _told(

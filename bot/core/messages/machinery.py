@@ -175,7 +175,7 @@ def substantive(blocks: Sequence[Block], title: str = "") -> list[Block]:
     return list(each_substantive(blocks, title))
 
 
-def each_substantive(blocks: Iterable[Block], title: str = "") -> Iterator[Block]:
+def each_substantive(blocks: Iterable[Block], title: str) -> Iterator[Block]:
     """`substantive`, one block at a time: a summary reads only as far as it shows."""
     kept_any = False
     sponsors = False  # inside the list a sponsors' line introduced

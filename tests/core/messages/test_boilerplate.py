@@ -239,3 +239,19 @@ def test_the_site_s_cut_mark_is_taken_off_the_runs() -> None:
     assert without_cut_marks(linked) == (Run("Ends here."),)
     plain = (Run("Ends "), Run("here."))
     assert without_cut_marks(plain) == plain
+
+
+def test_a_summary_s_lede_has_no_headings_or_code_the_whole_post_s_has_them() -> None:
+    """A summary reads the post's prose; the whole post (`structure`) keeps its sections and
+    code after the first paragraph."""
+    blocks = [
+        p("We moved the build to a new runner."),
+        Block("h", (Run("How to try it"),)),
+        Block("pre", (Run("make build --fast"),)),
+        p("It takes half the time."),
+    ]
+    assert [b.text for b in lede(blocks)] == [
+        "We moved the build to a new runner.",
+        "It takes half the time.",
+    ]
+    assert [b.kind for b in lede(blocks, structure=True)] == ["p", "h", "pre", "p"]

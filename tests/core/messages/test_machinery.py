@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from bot.core.messages import machinery
 from bot.core.messages.blocks import Block, Run
 from bot.core.messages.machinery import (
     LINK_SHARE,
@@ -409,3 +410,31 @@ def test_a_skipped_middle_sentence_leaves_one_space_between_its_neighbours() -> 
         Run(" It adds", bold=True),
         Run(" a timeline."),
     )
+
+
+def test_a_linked_headline_of_exactly_headline_chars_with_its_source_is_a_cluster_item() -> None:
+    """A news cluster's item is a headline of at least `HEADLINE_CHARS` and its source; a
+    shorter linked name with a word after it is a note ("Sync now")."""
+    exact = "Ferries sail on Monday"[: machinery.HEADLINE_CHARS]
+    assert len(exact) == machinery.HEADLINE_CHARS
+    item = Block("li", (Run(exact, "https://n.example/1"), Run(" Harbour Post")))
+    assert is_link_list(item)
+    shorter = Block("li", (Run(exact[:-1], "https://n.example/1"), Run(" Harbour Post")))
+    assert not is_link_list(shorter)
+
+
+def para(text: str) -> Block:
+    return Block("p", (Run(text),))
+
+
+def test_a_title_repeat_is_dropped_only_before_anything_was_kept() -> None:
+    """After a kept first block, even a list item or a heading, a sentence that repeats the
+    title is the post's own and stays."""
+    title = "Big launch day"
+    after_item = [Block("li", (Run("Alpha build notes"),)), para("Big launch day. We shipped.")]
+    assert [b.text for b in substantive(after_item, title)] == [
+        "Alpha build notes",
+        "Big launch day. We shipped.",
+    ]
+    first = [para("Big launch day. We shipped.")]
+    assert [b.text for b in substantive(first, title)] == ["We shipped."]

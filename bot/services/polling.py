@@ -41,6 +41,7 @@ from bot.db.reserve import disk_full, keep_reserve
 from bot.net.fetch import Fetcher, FetchError
 from bot.runtime.clock import Clock, utcnow
 from bot.runtime.config import Settings
+from bot.services.cpu import parse_off_loop
 from bot.services.indexing import SearchIndexer
 from bot.services.outcome import PollOutcome
 
@@ -254,12 +255,12 @@ async def poll_changed(
     from bot.services.poll_result import Decided
 
     enricher = poller.enricher  # made here, on the loop, before any thread asks for it
-    done = await asyncio.to_thread(decide_changed, poller, feed_id, result, raw, dry_run)
+    done = await parse_off_loop(decide_changed, poller, feed_id, result, raw, dry_run)
     if not isinstance(done, Decided):
         return done
     body = raw if isinstance(raw, RawFeed) else None
     extras, late = await enricher.enrich(done, body, dry_run=dry_run)
-    outcome = await asyncio.to_thread(finish_changed, poller, done, extras, dry_run)
+    outcome = await parse_off_loop(finish_changed, poller, done, extras, dry_run)
     if not dry_run:
         enricher.later(done.plan.feed, late)
     return outcome
@@ -322,7 +323,7 @@ async def read_body(
     quick = poller.settings.quick_parse
     known = {}
     if quick and feed.baseline_done:
-        known = await asyncio.to_thread(shown, poller.engine, feed.id)
+        known = await parse_off_loop(shown, poller.engine, feed.id)
     return await parsed(result, known, quick=quick)
 
 

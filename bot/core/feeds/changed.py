@@ -25,6 +25,7 @@ from bot.core.feeds.parse import (
     read_entry,
     read_feed,
     run_feedparser,
+    site_of,
     useful_headers,
 )
 from bot.core.feeds.split import Split, vouched_split, without
@@ -53,10 +54,11 @@ def read_changed(
     if parsed.get("bozo") or len(entries) != len(fresh):
         return read_feed(body, headers, url)
     read = {n: entries[k] for k, n in enumerate(fresh)}
+    site = site_of(parsed, url)
     raw = tuple(
         _stored_entry(hits[n], n, cut.hashes[n])
         if n in hits
-        else read_entry(read[n], n, url, cut.hashes[n])
+        else read_entry(read[n], n, url, cut.hashes[n], site)
         for n in range(len(cut.spans))
     )
     if len({entry.key for entry in raw}) != len(raw):  # a key twice: `one_per_key` decides

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from html import unescape
+from urllib.parse import urlsplit
 
 from bot.core.feeds.images import body_images, own_images
 from bot.core.text import clean_inline
@@ -79,10 +80,12 @@ def raw_entry(
     summary: str = "",
     enclosure: Enclosure | None = None,
     raw_hash: str | None = None,
+    site: str = "",
 ) -> RawEntry:
     """`images` are candidate images, best first: the first that is the post's own picture
     (`images.own_images`) is kept, else the first such `<img>` of the HTML (relative ones
-    resolved against the entry's link). `full` says `html` is the full text; `summary` is the
+    resolved against the entry's link, or against `site`, the feed's own address, when the
+    link leaves it: `picture_base`). `full` says `html` is the full text; `summary` is the
     entry's own excerpt beside it (hashed, so a later excerpt-only item is compared with it)."""
     content_hash = _sha256(html)
     if not full:
@@ -92,10 +95,11 @@ def raw_entry(
     # An album comes from one source, the feed's media list or the body's pictures: mixing them
     # would show one picture twice (a feed's thumbnail of the body's first picture). The body
     # is read (once) only when the feed lists fewer than two pictures.
-    pictures = own_images(images, link)
+    base = picture_base(link, site)
+    pictures = own_images(images, base)
     first = pictures[0] if pictures else None
     if len(pictures) < 2:
-        in_body = own_images(body_images(html), link)
+        in_body = own_images(body_images(html), base)
         first = first or (in_body[0] if in_body else None)
         pictures = max(pictures, in_body, key=len)
     return RawEntry(
@@ -116,6 +120,23 @@ def raw_entry(
         enclosure=enclosure,
         raw_hash=raw_hash,
     )
+
+
+def picture_base(link: str | None, site: str) -> str | None:
+    """What a post's relative picture addresses resolve against: the post's page, unless the
+    post links away from the site that published it (a link post's link is the project on
+    GitHub; its "/assets/icon.png" is the blog's), then the site's own address."""
+    if not link or not site or _host(link) == _host(site):
+        return link or site or None
+    return site
+
+
+def _host(address: str) -> str:
+    try:
+        host = urlsplit(address).hostname or ""
+    except ValueError:
+        return ""
+    return host.removeprefix("www.")
 
 
 def excerpt_key(html: str) -> str:

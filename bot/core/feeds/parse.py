@@ -81,8 +81,9 @@ def read_feed(
     if cut is not None and len(cut.hashes) == len(entries) and not parsed.get("bozo"):
         hashes = cut.hashes
     # Repeated GUIDs inside one document: one copy stands, the same on every poll.
+    site = site_of(parsed, url)
     raw, copies = one_per_key(
-        read_entry(e, n, url, hashes[n]) for n, e in enumerate(entries[:MAX_ITEMS])
+        read_entry(e, n, url, hashes[n], site) for n, e in enumerate(entries[:MAX_ITEMS])
     )
     return document(parsed, raw, copies)
 
@@ -177,11 +178,16 @@ def finish_feed(raw: RawFeed, stored: Mapping[str, StoredItem] | None = None) ->
 
 
 def read_entry(
-    entry: Mapping[str, Any], position: int, base: str = "", raw_hash: str | None = None
+    entry: Mapping[str, Any],
+    position: int,
+    base: str = "",
+    raw_hash: str | None = None,
+    site: str = "",
 ) -> RawEntry:
     """Reduce one feedparser entry to the fields Feedwatch stores and shows. A link still
     relative after the feed's own `xml:base` resolves against `base`, the document's URL (the
-    key keeps the link as the feed wrote it, so no stored post is announced again)."""
+    key keeps the link as the feed wrote it, so no stored post is announced again). `site`:
+    the feed's own address (`site_of`), for the pictures of posts that link elsewhere."""
     title = _title(entry)
     published = _published(entry)
     content = _content_html(entry)
@@ -200,7 +206,14 @@ def read_entry(
         summary=summary,
         enclosure=_enclosure(entry),
         raw_hash=raw_hash,
+        site=site,
     )
+
+
+def site_of(parsed: Mapping[str, Any], url: str) -> str:
+    """The feed's own site: its `<link>` (resolved against the document's URL), else that URL."""
+    link = _absolute((parsed.get("feed") or {}).get("link"), url)
+    return link if isinstance(link, str) and link.strip() else url
 
 
 def _absolute(link: object, base: str) -> object:

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 import pytest
 
+from bot.core.feeds.entries import picture_base
 from bot.core.feeds.images import MIN_SIDE, Candidate, body_images, is_furniture, own_images
 from bot.core.feeds.parse import parse_feed
 
@@ -141,6 +142,41 @@ def test_a_relative_body_image_resolves_against_the_entry_link() -> None:
         "https://blog.example/uploads/2026/chart.png"
     )
     assert image_of(body) is None  # nothing to resolve it against
+
+
+def test_a_link_post_s_relative_picture_is_the_feed_s_site_s() -> None:
+    """A link post's link is the project it points at (GitHub); its "/assets/…" picture is
+    on the blog that published it: the feed's <link>, else the feed's own address."""
+    from html import escape
+
+    body = escape('<p>Ten years on.</p><img src="/assets/portmap-window.png" width="400">')
+    item = (
+        "<item><guid>g</guid><title>P</title><link>https://github.com/someone/portmap</link>"
+        f"<description>{body}</description></item>"
+    )
+    site = f"<link>https://www.notes.example/</link>{item}"
+    head = '<?xml version="1.0"?><rss version="2.0"><channel><title>T</title>'
+    with_site = parse_feed(f"{head}{site}</channel></rss>".encode(), url="https://x.example/f")
+    assert with_site.items[0].image == "https://www.notes.example/assets/portmap-window.png"
+    fetched = parse_feed(f"{head}{item}</channel></rss>".encode(), url="https://notes.example/f")
+    assert fetched.items[0].image == "https://notes.example/assets/portmap-window.png"
+
+
+@pytest.mark.parametrize(
+    ("link", "site", "base"),
+    [
+        ("https://blog.example/p/1/", "https://blog.example", "https://blog.example/p/1/"),
+        ("https://www.blog.example/p/1/", "https://blog.example", "https://www.blog.example/p/1/"),
+        ("https://github.com/a/b", "https://blog.example/", "https://blog.example/"),
+        ("https://github.com/a/b", "", "https://github.com/a/b"),
+        (None, "https://blog.example/", "https://blog.example/"),
+        (None, "", None),
+    ],
+)
+def test_a_picture_resolves_against_the_post_unless_it_links_off_the_site(
+    link: str | None, site: str, base: str | None
+) -> None:
+    assert picture_base(link, site) == base
 
 
 def test_relative_entry_links_resolve_against_the_feed_url() -> None:

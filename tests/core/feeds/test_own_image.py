@@ -11,7 +11,7 @@ import pytest
 
 from bot.core.feeds.entries import picture_base
 from bot.core.feeds.images import MIN_SIDE, Candidate, body_images, is_furniture, own_images
-from bot.core.feeds.parse import parse_feed
+from bot.core.feeds.parse import parse_feed, site_of
 
 
 def own_image(candidates: Iterable[object]) -> str | None:
@@ -160,6 +160,15 @@ def test_a_link_post_s_relative_picture_is_the_feed_s_site_s() -> None:
     assert with_site.items[0].image == "https://www.notes.example/assets/portmap-window.png"
     fetched = parse_feed(f"{head}{item}</channel></rss>".encode(), url="https://notes.example/f")
     assert fetched.items[0].image == "https://notes.example/assets/portmap-window.png"
+
+
+def test_a_relative_site_link_resolves_against_the_feed_url() -> None:
+    """A channel `<link>/</link>` is the site at the feed's own address."""
+    parsed = {"feed": {"link": "/"}}
+    assert site_of(parsed, "https://notes.example/blog/feed.xml") == "https://notes.example/"
+    assert site_of({"feed": {}}, "https://notes.example/feed.xml") == (
+        "https://notes.example/feed.xml"
+    )
 
 
 @pytest.mark.parametrize(

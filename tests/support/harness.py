@@ -138,12 +138,19 @@ async def cycle(bot: RunningBot, api: FakeBotApi) -> None:
     """Poll every feed now, then wait until the outbox is empty."""
     await bot.services.poller.poll_due(all_feeds=True)
     bot.services.wake.set()
+    await drained(bot, api)
 
-    def drained() -> bool:
+
+async def drained(bot: RunningBot, api: FakeBotApi) -> None:
+    """Wait until every message is marked sent: the fake Bot API has a message a moment
+    before the bot has written that Telegram accepted it (who was sent a post decides who
+    hears of its edits)."""
+
+    def empty() -> bool:
         with Session(bot.engine) as session:
             return store.pending_count(session) == 0
 
-    await api.wait_for(drained, timeout=15)
+    await api.wait_for(empty, timeout=15)
 
 
 _ids = itertools.count(1)

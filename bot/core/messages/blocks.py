@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from typing import overload
 
@@ -52,11 +52,13 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """`kind`: p, li, h (heading), pre (code), caption, quote. `number`: an ordered item's."""
+    """`kind`: p, li, h (heading), pre (code), caption, quote. `number`: an ordered item's.
+    `depth`: an item's list nesting (1 top level; 0 unknown): a sub-item details its parent."""
 
     kind: str
     runs: tuple[Run, ...]
     number: int | None = None
+    depth: int = field(default=0, compare=False)
 
     @property
     def text(self) -> str:
@@ -111,6 +113,21 @@ def head_runs(runs: Sequence[Run], length: int) -> tuple[Run, ...]:
     return tuple(out)
 
 
+def _apart(runs: list[Run], *, labelled: bool) -> None:
+    """Set a cell apart from the one before it: "<td>Plan</td><td>Price</td>" reads "Plan
+    Price", and a row's header cell names its value: "Created: Thu, 28 Nov"."""
+    while runs and not runs[-1].text.strip():
+        runs.pop()  # the markup's spaces between cells
+    if not runs:
+        return
+    last = runs[-1]
+    if labelled and not last.text.rstrip().endswith((":", "：")):
+        runs[-1] = replace(last, text=last.text.rstrip())
+        runs.append(Run(": "))
+    else:
+        runs.append(Run(" "))
+
+
 class _Full(Exception):
     """The reader has all it keeps (`max_blocks` or `max_chars`): stop parsing."""
 
@@ -134,6 +151,7 @@ class _Reader(HTMLParser):
         self.sup = 0  # inside a superscript (footnote markers are dropped)
         self.marked = False  # a footnote marker was just dropped
         self.lists: list[list[int] | None] = []  # ol: [next number]; ul: None
+        self.cell: str | None = None  # the row's last cell so far: td or th
         self.chars = 0
 
     @property
@@ -150,8 +168,11 @@ class _Reader(HTMLParser):
         if tag == "br":
             self.flush()
             return
-        if tag in _CELLS and self.runs:
-            self.runs.append(Run(" "))  # "<td>Plan</td><td>Price</td>" reads "Plan Price"
+        if tag in _CELLS:
+            _apart(self.runs, labelled=tag == "td" and self.cell == "th")
+            self.cell = tag
+        elif tag == "tr":
+            self.cell = None
         if tag in ("ol", "ul"):
             self.flush()
             # isdecimal, not isdigit: int("²") raised, and the post read as nothing
@@ -250,7 +271,9 @@ class _Reader(HTMLParser):
                 kind = "caption"
             elif self.quote and kind == "p":
                 kind = "quote"
-            self.blocks.append(Block(kind, runs, self.number if kind == "li" else None))
+            item = kind == "li"
+            depth = len(self.lists) if item else 0
+            self.blocks.append(Block(kind, runs, self.number if item else None, depth))
             if self.full:
                 raise _Full
         if runs or self.kind != "li":

@@ -69,7 +69,10 @@ _SHAPES = (
     r"(?:tags?|labels?|categories|category|filed under|posted in|topics?|keywords?"
     r"|follow-?ups?)\s*[:：].*",
     r"(?:show notes|links|links (?:from|for) (?:the|this) (?:show|episode)|sponsors?"
+    r"|(?:pre|post|after)[- ]?show"
     r"|this episode's sponsors?|chapters|timestamps|credits)\s*[:：]?",
+    # a machine's key and value ("created_by = iD 2.30", "closed:note = 438;440"): data
+    r"(?-i:[a-z][a-z0-9_.:-]*) ?=(?!=) ?\S.*",
     # a raw address with a label
     r"[\w #.'-]{1,30}:\s*(?:https?://|www\.)\S+",
 )
@@ -180,15 +183,18 @@ def each_substantive(blocks: Iterable[Block], title: str) -> Iterator[Block]:
     kept_any = False
     sponsors = False  # inside the list a sponsors' line introduced
     shift = 0  # items renumbered after a skipped first one
+    skipped = 0  # the depth of the item skipped last: its sub-items detail it, and go with it
     for index, block in enumerate(blocks):
-        if block.kind == "li" and sponsors:
+        if block.kind == "li" and (sponsors or 0 < skipped < block.depth):
             continue
+        skipped = 0
         if block.kind != "li":
             shift = 0
         elif shift and block.number is not None:
-            block = Block("li", block.runs, block.number - shift)
+            block = Block("li", block.runs, block.number - shift, block.depth)
         sponsors = bool(_SPONSORS_INTRO.match(unicodedata.normalize("NFKC", block.text).strip()))
         if idle(block):
+            skipped = block.depth if block.kind == "li" else 0
             continue
         if block.kind == "li" and not kept_any and index < 2 and repeats_title(block.text, title):
             shift = 1  # a news cluster's first headline is the title again: 2. reads 1.

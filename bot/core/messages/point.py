@@ -71,7 +71,10 @@ _META = re.compile(
     r"|it(?:'s|’s| is) that time of (?:the )?year\b"
     r"|(?:first(?: of all)?,? |before (?:we|i) (?:start|begin),? )?(?:a )?(?:big |huge |special "
     r"|heartfelt |many )?thanks?(?: you)?(?: so much| again)? (?:to|for|everyone|all)\b"
-    r"|(?:we|i)(?:'d|’d| would) (?:like|love) to (?:start by |first )?thank(?:ing)?\b)",
+    r"|(?:we|i)(?:'d|’d| would) (?:like|love) to (?:start by |first )?thank(?:ing)?\b"
+    r"|(?:(?:this is |this will be |here(?:'s|’s| is) |just )?(?:a |an )?(?:small|short|quick"
+    r"|brief|little|tiny|mini|wee|long overdue)(?: little)? (?:blog ?post|post|entry|note"
+    r"|update|one)\b(?! (?:on|about) )))",
     re.IGNORECASE,
 )
 # History told before the news: skipped only when what follows names the title better.
@@ -147,8 +150,10 @@ def is_hook(sentence: str, words: frozenset[str] = frozenset()) -> bool:
 
 def is_meta(sentence: str) -> bool:
     """A sentence about the blog, not the news: "In my last post …", thanks, "It's that time of
-    the year again"."""
-    return bool(_META.match(sentence.strip()))
+    the year again", "Small blogpost because I don't feel like writing a long one" (but not "A
+    quick post: Kettle 2.0 is out", which states it)."""
+    text = sentence.strip()
+    return bool(_META.match(text)) and not states_news(text)
 
 
 def is_past(sentence: str) -> bool:
@@ -198,7 +203,7 @@ def point_start(sentences: Sequence[str], title: str) -> int:
         start += 1
     if start == 0 and words:
         start = _news_later(sentences, words)
-    if start and not _can_open(sentences[start]):
+    if start and not _can_open(sentences[start], after_hook=_after_hook(sentences, start, words)):
         return 0
     return start
 
@@ -209,9 +214,21 @@ def _opens_aside(sentence: str) -> bool:
     return text.endswith(("!", "?")) or any(p.match(text) for p in (_META, _PAST, _ANNOUNCING))
 
 
-def _can_open(sentence: str) -> bool:
+def _after_hook(sentences: Sequence[str], start: int, words: frozenset[str]) -> bool:
+    """The sentence before `start` is a hook, and no skipped one asks a question: "Wow! It's
+    a reader." leans on the title, "Growing food? Great! It is …" on the question."""
+    return is_hook(sentences[start - 1], words) and not any(
+        s.rstrip().endswith("?") for s in sentences[:start]
+    )
+
+
+def _can_open(sentence: str, *, after_hook: bool = False) -> bool:
+    """A few words, not leaning on the sentence before; after a hook ("Wow! It's a reader.")
+    "it" leans on the title, past the hook, and may open."""
     found = words_of(sentence.casefold())
-    return len(found) >= TARGET_WORDS and found[0] not in _LEANING
+    return len(found) >= TARGET_WORDS and (
+        found[0] not in _LEANING or (after_hook and found[0] == "it")
+    )
 
 
 def _skippable(sentence: str, words: frozenset[str]) -> bool:

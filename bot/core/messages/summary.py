@@ -149,7 +149,8 @@ def compose(
                 if not items and previous is not None and previous.text.rstrip().endswith(":"):
                     # "This release includes:" and a long first item: its opening, not nothing
                     space = (limit - used - extra, most_rows - used_rows - gap - following)
-                    opening = _item_opening(runs, text, mark, space)
+                    alone = all(_label_line(h) for _, h in lines[:-1])  # the intro leads
+                    opening = _item_opening(runs, text, mark, space, cut=alone)
                     if opening:
                         lines.append((block, _render(opening, base)))
                         left = _items_from(blocks, index + 1)
@@ -218,10 +219,12 @@ def compose(
 
 
 def _item_opening(
-    runs: Sequence[Run], text: str, mark: int, room: tuple[int, int]
+    runs: Sequence[Run], text: str, mark: int, room: tuple[int, int], *, cut: bool = True
 ) -> tuple[Run, ...]:
     """A list item's first sentences within `room` (columns, phone lines) with its `mark`, or
-    its first words and "…" when no sentence fits in two lines or more; () if less."""
+    when `cut` (nothing but the intro says anything yet) its first words and "…" when no
+    sentence fits in two lines or more; () if less. After the post's own sentence, a cut item
+    under "The reasons are:" reads as noise (a reader scored it below the sentence alone)."""
     columns_left, rows_left = room
     shown = 0
     for end in sentence_ends(text):
@@ -232,7 +235,7 @@ def _item_opening(
     if shown:
         return head_runs(runs, shown)
     width = min(columns_left, rows_left * ROW_COLUMNS - mark - ROW_COLUMNS // 2)
-    return _cut_at_word(runs, width) if rows_left >= 2 and width >= ROW_COLUMNS else ()
+    return _cut_at_word(runs, width) if cut and rows_left >= 2 and width >= ROW_COLUMNS else ()
 
 
 def _label_line(shown: str) -> bool:

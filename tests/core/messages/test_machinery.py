@@ -193,6 +193,31 @@ def test_labels_are_never_a_summary_line_or_item() -> None:
     assert visible(summarize(body)) == "We fixed the sync bug."
 
 
+def test_a_label_item_s_sub_items_go_with_it_and_the_topics_stay() -> None:
+    body = (
+        "<ul><li>Follow-up:<ul><li>Readers on the old mixer</li><li>More on mixer hum</li>"
+        '<li><a href="https://mix.example/a">Hum notes</a></li></ul></li>'
+        "<li>Is a tube preamp worth it?<ul><li>Cheap ones hiss</li></ul></li>"
+        '<li><a href="https://mix.example/b">A link-only item</a><ul><li>Its detail</li></ul>'
+        "</li><li>Post-show:<ul><li>Casey's new car</li></ul></li>"
+        "<li>Which tape to buy</li></ul>"
+    )
+    shown = visible(summarize(body, title="Episode 311: Hum"))
+    assert shown == "• Is a tube preamp worth it?\n• Cheap ones hiss\n• Which tape to buy"
+    for name in ("Post-show:", "Pre-show", "After show:"):
+        assert is_machinery(name)
+
+
+def test_only_a_skipped_item_s_deeper_items_go_with_it() -> None:
+    body = (
+        "<ul><li>Tags: audio<ul><li>gone with it</li></ul></li><li>Next topic kept</li></ul>"
+        "<p>Tags: loose</p><ul><li>A top item after a skipped paragraph stays</li></ul>"
+    )
+    shown = visible(summarize(body, title="Episode"))
+    assert "gone with it" not in shown
+    assert "• Next topic kept" in shown and "A top item after a skipped paragraph" in shown
+
+
 def test_list_items_are_never_dropped_for_how_they_start() -> None:
     body = (
         "<ul><li>1983da3 refactoring: continue</li><li>1984 by Orwell</li>"

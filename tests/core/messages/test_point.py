@@ -189,3 +189,43 @@ def test_every_summary_keeps_a_sentence_with_words(sentences: list[str]) -> None
     shown = first_words(body, "The new app")
     assert shown and any(ch.isalpha() for ch in shown)
     assert read_blocks(body)  # the fixture is a paragraph
+
+
+def test_a_preamble_about_the_post_itself_and_a_hook_give_way_to_the_point() -> None:
+    body = (
+        "<p>Short blogpost, since I have no energy for a long one, but I wanted to say what "
+        "keeps me busy at night.</p><p><strong>Yay! It's a kiln controller.</strong></p>"
+        "<p>The old firmware stopped getting fixes in 2021, so I forked it and wrote a new "
+        "scheduler.</p>"
+    )
+    shown = first_words(body, "Working on Emberline")
+    assert shown.startswith("It's a kiln controller.")  # "it" names the title, past the hook
+    assert "forked it" in shown
+    assert is_meta("A quick post because I was asked twice this week.")
+    assert is_meta("Just a little update, nothing big.")
+
+
+def test_a_short_post_that_states_its_news_or_names_its_subject_is_not_a_preamble() -> None:
+    assert not is_meta("A quick post: Kettle 2.0 is now available.")
+    assert not is_meta("A short post about the new cache in Kettle.")
+    assert not is_meta("Short posts are easier to read on a phone.")
+    body = "<p>A quick update: we released Kettle 2.0. It brews twice as fast.</p>"
+    assert first_words(body, "Kettle 2.0").startswith("A quick update: we released Kettle 2.0.")
+
+
+def test_a_sentence_leaning_on_a_skipped_background_still_never_opens() -> None:
+    body = (
+        "<p>In my last post I set up the build server. It was slow. "
+        "Now the tests run on every commit in four minutes.</p>"
+    )
+    assert first_words(body, "Tests on every commit").startswith("In my last post")
+
+
+def test_after_a_question_that_leans_on_it_the_opening_stays() -> None:
+    body = (
+        "<p>So you want to bake your own bread? GREAT! That is a fine plan. Baking at home "
+        "takes a starter, flour and patience.</p>"
+    )
+    assert first_words(body, "Baking bread at home").startswith("So you want to bake")
+    assert point_start(["Yay!", "It is a kiln."], "Emberline") == 1
+    assert point_start(["Yay!", "That is a kiln."], "Emberline") == 0  # only "it" names the title

@@ -71,7 +71,8 @@ def test_the_start_moves_only_for_the_shapes_and_at_their_bounds() -> None:
     assert point_start(["Kettle 2 has a timer now.", "Today we launch it."], "Kettle") == 0
     # the hook names a title word: it stays (and the news does not name two more)
     assert point_start(["Kettle!", "We launch the kettle today."], "Kettle timer") == 0
-    assert point_start(["Oops!", "It has a timer."], "Kettle") == 0  # "It" leans back
+    assert point_start(["Oops!", "It has a timer."], "Kettle") == 1  # past a hook, the title's
+    assert point_start(["In my last post I built it.", "It has a timer."], "Kettle") == 0
     assert point_start(["Oops!", "Timer works."], "Kettle") == 0  # two words: too few to open
 
 

@@ -49,6 +49,36 @@ def test_table_cells_and_block_tags_are_apart() -> None:
     assert [b.text for b in read_blocks(details)] == ["What changed", "Faster sync."]
 
 
+def test_a_row_s_header_cell_names_its_value() -> None:
+    table = (
+        "<table><tr><th>Opened</th><td>Mon, 2 Dec 2024 09:10</td></tr>"
+        "<tr><th>Plan</th><th>Price</th></tr><tr><th>Note:</th><td>late</td></tr></table>"
+    )
+    assert [b.text for b in read_blocks(table)] == [
+        "Opened: Mon, 2 Dec 2024 09:10",
+        "Plan Price",
+        "Note: late",
+    ]
+    spaced = "<table>\n <tr>\n  <th>Opened</th>\n  <td>Monday</td>\n </tr>\n</table>"
+    assert [b.text for b in read_blocks(spaced)] == ["Opened: Monday"]
+
+
+def test_a_changeset_s_key_value_tags_and_their_label_are_not_a_summary() -> None:
+    body = (
+        "<table><tr><th>Opened</th><td>Mon, 2 Dec 2024 09:10</td></tr>"
+        "<tr><th>Closed</th><td>Mon, 2 Dec 2024 09:12</td></tr>"
+        "<tr><th>Tags</th><td><table><tr><td>edit_count = 812</td></tr>"
+        "<tr><td>closed:note = 4401;4402;4409</td></tr>"
+        "<tr><td>comment = fixed the river crossing</td></tr></table></td></tr></table>"
+    )
+    shown = visible(summarize(body, title="Changeset 42 - fixed the river crossing"))
+    assert shown == "Opened: Mon, 2 Dec 2024 09:10\n\nClosed: Mon, 2 Dec 2024 09:12"
+    for line in ("created_by = Mapper 2.3", "source:date = 2024", "locale=pl"):
+        assert is_machinery(line)
+    for line in ("Total = price + tax", "Set it to 5 = done", "the sum = ", "a == b holds"):
+        assert not is_machinery(line)
+
+
 def test_a_headline_list_with_sources_is_not_a_summary_but_a_list_of_notes_is() -> None:
     cluster = read_blocks(
         '<ul><li><a href="https://n.example/1">Ferry strike ends after two weeks</a>'
@@ -110,6 +140,19 @@ def test_a_long_first_item_shows_its_opening_after_its_intro() -> None:
     shown = visible(summarize(body, rows=6))
     assert shown.startswith("The update brings three things:\n• Offline maps for every region")
     assert shown.endswith("… and 2 more")
+
+
+def test_after_the_post_s_sentence_a_list_ends_whole_or_not_at_all() -> None:
+    body = (
+        "<div>From March, the Kettle client only runs on Python 3.10 and later.<br><br>"
+        '<font size="4">Why the change</font><br>The main reasons are:<ul><li>'
+        + "Python 3.9 is old and its security fixes end this autumn, by the calendar. " * 2
+        + "</li><li>Newer syntax.</li><li>Few users.</li></ul></div>"
+    )
+    shown = visible(summarize(body, rows=8))
+    assert shown == "From March, the Kettle client only runs on Python 3.10 and later."
+    roomy = visible(summarize(body, rows=20))  # room for the whole first item: it shows
+    assert "• Python 3.9 is old" in roomy and "…" not in roomy.split("• Python")[1][:140]
 
 
 def test_relative_links_resolve_against_the_post_s_address() -> None:

@@ -35,6 +35,7 @@ _SKIPPED = frozenset(
 _VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "source", "wbr", "col", "area"})
 _CODE = frozenset({"code", "kbd", "tt", "samp"})
 _CELLS = frozenset({"td", "th"})
+_GUTTER = re.compile(r"[\d\s]+")  # a code block of line numbers only
 # What a superscript holds when it is a footnote's marker: "1", "[2]", "12", "↩".
 _FOOTNOTE_MARK = re.compile(r"\s*\[?\d{1,3}\]?\s*|\s*[↩↑]\s*")
 
@@ -166,7 +167,10 @@ class _Reader(HTMLParser):
         if self.skip:
             return
         if tag == "br":
-            self.flush()
+            if self.pre:  # a highlighter's lines: one block of code, not one per line
+                self.runs.append(Run("\n"))
+            else:
+                self.flush()
             return
         if tag in _CELLS:
             _apart(self.runs, labelled=tag == "td" and self.cell == "th")
@@ -282,9 +286,10 @@ class _Reader(HTMLParser):
 
 
 def _code_lines(runs: list[Run]) -> tuple[Run, ...]:
-    """A code block's text as one run, its lines kept, blank lines at its ends dropped."""
+    """A code block's text as one run, its lines kept, blank lines at its ends dropped; none
+    for a highlighter's gutter of line numbers, which says nothing."""
     text = "".join(run.text for run in runs).strip("\n").rstrip()
-    return (Run(text),) if text.strip() else ()
+    return (Run(text),) if text.strip() and not _GUTTER.fullmatch(text) else ()
 
 
 def _folded(runs: list[Run]) -> tuple[Run, ...]:

@@ -59,3 +59,30 @@ def test_inline_code_in_a_summary_too_and_no_code_inside_a_link() -> None:
         "<p>Call <code>flush()</code> or see <a href='https://d.example/'><code>docs</code></a>.</p>"
     )
     assert summary == 'Call <code>flush()</code> or see <a href="https://d.example/">docs</a>.'
+
+
+def _highlighted(lines: list[str]) -> str:
+    """A Hexo/highlight.js figure: a gutter of line numbers beside the code, a <br> per line."""
+    numbers = "<br>".join(f'<span class="line">{n}</span>' for n in range(1, len(lines) + 1))
+    code = "<br>".join(f'<span class="line">{line}</span>' for line in lines)
+    return (
+        '<figure class="highlight cpp"><table><tr><td class="gutter"><pre>'
+        f'{numbers}</pre></td><td class="code"><pre>{code}</pre></td></tr></table></figure>'
+    )
+
+
+def test_a_highlighted_code_block_is_one_block_without_its_gutter() -> None:
+    body = "<p>The table, then the query.</p>" + _highlighted(["int a = 1;", "  return a;"])
+    shown, complete = whole_post(body)
+    assert complete
+    assert shown == "The table, then the query.\n\n<pre>int a = 1;\n  return a;</pre>"
+
+
+def test_a_long_code_block_does_not_end_the_summary_s_reading() -> None:
+    code = _highlighted([f"step({n});" for n in range(80)])
+    body = (
+        '<h1>Sparse table</h1><p><a href="https://ref.example/st">Sparse table</a></p>'
+        f"{code}<h1>Two pointers</h1><ul><li>Each query takes constant time.</li></ul>"
+    )
+    shown = summarize(body, title="Templates: sparse table and two pointers")
+    assert "Each query takes constant time." in shown  # the code's 160 lines were 160 blocks

@@ -47,6 +47,7 @@ install_feed_parser()
 # Headers feedparser reads to pick the encoding and resolve relative links; it wants them lowercase.
 _USEFUL_HEADERS = ("content-type", "content-location", "content-language")
 MAX_TEXT_CHARS = 100_000
+TINY_IMAGE_BYTES = 2048  # an image file this small is a pixel or an icon, never a photo
 
 
 def parse_feed(body: bytes, headers: Mapping[str, str] | None = None, url: str = "") -> ParsedFeed:
@@ -235,9 +236,16 @@ def _images(entry: Mapping[str, Any]) -> list[object]:
         if kind == "image" or kind.startswith("image/"):
             found.append(media)
     for link in entry.get("enclosures") or []:
-        if str(link.get("type") or "").startswith("image/"):
+        if str(link.get("type") or "").startswith("image/") and not _tiny(link):
             found.append(link)
     return found
+
+
+def _tiny(link: Mapping[str, Any]) -> bool:
+    """An image enclosure declared under `TINY_IMAGE_BYTES` (a pixel, an icon): not a picture of
+    the post. A length of 0 or 1 is the convention for "unknown", not a size."""
+    length = str(link.get("length") or "").strip()
+    return length.isdigit() and 1 < int(length) < TINY_IMAGE_BYTES
 
 
 def _enclosure(entry: Mapping[str, Any]) -> Enclosure | None:

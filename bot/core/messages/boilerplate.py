@@ -145,7 +145,11 @@ def lede(blocks: Sequence[Block], *, structure: bool = False) -> list[Block]:
     code blocks stay."""
     out: list[Block] = []
     in_toc = False
+    output = False  # quotes right after a code block left out are its output ("Hello, tim!")
     for block in blocks:
+        output = (output or block.kind == "pre") and block.kind in ("pre", "quote")
+        if output and not structure:
+            continue
         if block.kind == "h" or (block.kind == "p" and _label(block) in _TOC):
             in_toc = _label(block) in _TOC
             if structure and out and not in_toc and not is_label(block):

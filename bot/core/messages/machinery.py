@@ -184,7 +184,7 @@ def each_substantive(blocks: Iterable[Block], title: str) -> Iterator[Block]:
     sponsors = False  # inside the list a sponsors' line introduced
     shift = 0  # items renumbered after a skipped first one
     skipped = 0  # the depth of the item skipped last: its sub-items detail it, and go with it
-    for index, block in enumerate(blocks):
+    for index, (block, following) in enumerate(_with_next(blocks)):
         if block.kind == "li" and (sponsors or 0 < skipped < block.depth):
             continue
         skipped = 0
@@ -193,7 +193,7 @@ def each_substantive(blocks: Iterable[Block], title: str) -> Iterator[Block]:
         elif shift and block.number is not None:
             block = Block("li", block.runs, block.number - shift, block.depth)
         sponsors = bool(_SPONSORS_INTRO.match(unicodedata.normalize("NFKC", block.text).strip()))
-        if idle(block):
+        if idle(block) and not _topic(block, following):
             skipped = block.depth if block.kind == "li" else 0
             continue
         if block.kind == "li" and not kept_any and index < 2 and repeats_title(block.text, title):
@@ -207,6 +207,24 @@ def each_substantive(blocks: Iterable[Block], title: str) -> Iterator[Block]:
         if kept is not None:
             kept_any = True
             yield kept
+
+
+def _with_next(blocks: Iterable[Block]) -> Iterator[tuple[Block, Block | None]]:
+    """Each block with the one after it (None last), read one ahead only."""
+    source = iter(blocks)
+    block = next(source, None)
+    while block is not None:
+        following = next(source, None)
+        yield block, following
+        block = following
+
+
+def _topic(block: Block, following: Block | None) -> bool:
+    """A linked item with sub-items is a show's topic ("Apple's FaceTime bug" over its
+    sources), not a show note's link: a label item ("Follow-up:") is not one."""
+    return (
+        following is not None and following.depth > block.depth > 0 and not is_machinery(block.text)
+    )
 
 
 def _sentences_kept(block: Block, title: str) -> Block | None:

@@ -255,3 +255,24 @@ def test_a_summary_s_lede_has_no_headings_or_code_the_whole_post_s_has_them() ->
         "It takes half the time.",
     ]
     assert [b.kind for b in lede(blocks, structure=True)] == ["p", "h", "pre", "p"]
+
+
+def test_quotes_right_after_code_are_its_output_and_left_out_with_it() -> None:
+    """A tutorial shows a program, then what it prints as quotes ("who are you?", "Hello,
+    tim!"): without the code, the printout reads as the post's words."""
+    blocks = [
+        p("input() waits for the user to type a line."),
+        Block("pre", (Run('name = input("who are you?")'),)),
+        Block("quote", (Run("who are you?"),)),
+        Block("quote", (Run("Hello, tim!"),)),
+        p("The prompt is shown first."),
+        Block("quote", (Run("A quote of the author's, kept."),)),
+    ]
+    assert [b.text for b in lede(blocks)] == [
+        "input() waits for the user to type a line.",
+        "The prompt is shown first.",
+        "A quote of the author's, kept.",
+    ]
+    assert [b.kind for b in lede(blocks, structure=True)] == [
+        "p", "pre", "quote", "quote", "p", "quote"
+    ]  # fmt: skip

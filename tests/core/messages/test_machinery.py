@@ -198,12 +198,16 @@ def test_a_label_item_s_sub_items_go_with_it_and_the_topics_stay() -> None:
         "<ul><li>Follow-up:<ul><li>Readers on the old mixer</li><li>More on mixer hum</li>"
         '<li><a href="https://mix.example/a">Hum notes</a></li></ul></li>'
         "<li>Is a tube preamp worth it?<ul><li>Cheap ones hiss</li></ul></li>"
-        '<li><a href="https://mix.example/b">A link-only item</a><ul><li>Its detail</li></ul>'
-        "</li><li>Post-show:<ul><li>Casey's new car</li></ul></li>"
+        '<li><a href="https://mix.example/b">Tape hiss, explained</a><ul><li>Its source</li>'
+        '</ul></li><li><a href="https://mix.example/c">A bare link</a></li>'
+        "<li>Post-show:<ul><li>Casey's new car</li></ul></li>"
         "<li>Which tape to buy</li></ul>"
     )
     shown = visible(summarize(body, title="Episode 311: Hum"))
-    assert shown == "• Is a tube preamp worth it?\n• Cheap ones hiss\n• Which tape to buy"
+    assert shown == (  # a linked item over sub-items is a topic; a bare link a show note
+        "• Is a tube preamp worth it?\n• Cheap ones hiss\n• Tape hiss, explained\n"
+        "• Its source\n• Which tape to buy"
+    )
     for name in ("Post-show:", "Pre-show", "After show:"):
         assert is_machinery(name)
 

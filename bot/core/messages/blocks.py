@@ -174,9 +174,7 @@ class _Reader(HTMLParser):
             return
         if tag in _CELLS:
             _apart(self.runs, labelled=tag == "td" and self.cell == "th")
-            self.cell = tag
-        elif tag == "tr":
-            self.cell = None
+            self.cell = tag  # a row's first cell has no text before it: no reset at <tr>
         if tag in ("ol", "ul"):
             self.flush()
             # isdecimal, not isdigit: int("²") raised, and the post read as nothing

@@ -104,6 +104,7 @@ _SITE_SUFFIX = re.compile(
 )
 _DASHES = frozenset("-–—|·")
 MAX_MACHINERY_CHARS = 300  # a longer paragraph is the post, whatever it opens with
+CARD_CHARS = 120  # a lone link's name this long at most is a card, not a linked sentence
 HEADLINE_CHARS = 20  # a linked headline, then only its source: a news aggregator's cluster
 LINK_SHARE = 0.6  # a paragraph of three or more links that are most of its text is promotion
 ATTRIBUTION_WITHIN = 8  # sentences searched for the news after "Somebody writes:"
@@ -196,6 +197,8 @@ def each_substantive(blocks: Iterable[Block], title: str) -> Iterator[Block]:
         if idle(block) and not _topic(block, following):
             skipped = block.depth if block.kind == "li" else 0
             continue
+        if kept_any and following is not None and _link_card(block):
+            continue  # "Wild Flavors All Year Round" between the text: another post's card
         if block.kind == "li" and not kept_any and index < 2 and repeats_title(block.text, title):
             shift = 1  # a news cluster's first headline is the title again: 2. reads 1.
             continue
@@ -207,6 +210,21 @@ def each_substantive(blocks: Iterable[Block], title: str) -> Iterator[Block]:
         if kept is not None:
             kept_any = True
             yield kept
+
+
+def _link_card(block: Block) -> bool:
+    """A paragraph that is one link's name and no sentence (Medium's embed of another post):
+    between the post's own paragraphs, not its words. (Alone, it is a link post's.)"""
+    shown = [run for run in block.runs if run.text.strip()]
+    href = shown[0].href if shown else None
+    return (
+        block.kind == "p"
+        and href is not None
+        and href[:1] != "#"
+        and all(run.href == href for run in shown)
+        and len(block.text) <= CARD_CHARS
+        and not block.text.rstrip().endswith((".", "!", "?", "…", "。"))
+    )
 
 
 def _with_next(blocks: Iterable[Block]) -> Iterator[tuple[Block, Block | None]]:

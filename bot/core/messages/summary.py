@@ -146,13 +146,14 @@ def compose(
             ):
                 complete = False
                 left = _items_from(blocks, index) if items else 0
-                if not items and previous is not None and previous.text.rstrip().endswith(":"):
-                    # "This release includes:" and a long first item: its opening, not nothing
+                if not items and (previous is None or previous.text.rstrip().endswith(":")):
+                    # "This release includes:" (or nothing) and a long first item: its opening
                     space = (limit - used - extra, most_rows - used_rows - gap - following)
                     alone = all(_label_line(h) for _, h in lines[:-1])  # the intro leads
                     opening = _item_opening(runs, text, mark, space, cut=alone)
                     if opening:
                         lines.append((block, _render(opening, base)))
+                        used += extra + columns("".join(run.text for run in opening))
                         left = _items_from(blocks, index + 1)
                 break
             lines.append((block, _render(runs, base)))

@@ -467,3 +467,39 @@ def test_a_title_repeat_is_dropped_only_before_anything_was_kept() -> None:
     ]
     first = [para("Big launch day. We shipped.")]
     assert [b.text for b in substantive(first, title)] == ["We shipped."]
+
+
+def test_a_lone_link_card_between_paragraphs_is_skipped_but_a_link_post_keeps_it() -> None:
+    body = (
+        "<p>Wild herbs keep well when dried.</p>"
+        '<p><a href="https://blog.example/herbs-1">Herbs All Year Round</a></p>'
+        "<p>Salt them, sugar them, or blend them into spice mixes.</p>"
+    )
+    shown = visible(summarize(body, title="Dry infusions"))
+    assert shown == (
+        "Wild herbs keep well when dried.\n\nSalt them, sugar them, or blend them into spice mixes."
+    )
+    alone = '<p><a href="https://news.example/story">A long read on drying herbs</a></p>'
+    assert "A long read on drying herbs" in visible(summarize(alone, title="Link: herbs"))
+    last = '<p>Wild herbs keep well.</p><p><a href="https://b.example/x">More on herbs</a></p>'
+    assert "More on herbs" in visible(summarize(last, title="Herbs"))  # nothing after it
+    sentence = (
+        '<p>Wild herbs keep well.</p><p><a href="https://b.example/x">Dried herbs last a '
+        "year.</a></p><p>Salt them.</p>"
+    )
+    assert "Dried herbs last a year." in visible(summarize(sentence, title="Herbs"))
+    long_name = "<p>Intro here.</p>" + (
+        f'<p><a href="https://b.example/y">{"word " * 30}</a></p><p>Then this.</p>'
+    )
+    assert "word word" in visible(summarize(long_name, title="Herbs"))
+
+
+def test_only_an_item_over_deeper_items_is_a_topic() -> None:
+    stray = (  # a paragraph inside a nested list (invalid HTML) is no sub-item
+        '<p>Intro.</p><ul><li><a href="https://t.example/1">Bare topic</a><ul><p>stray</p>'
+        "</ul></li></ul>"
+    )
+    assert "Bare topic" not in visible(summarize(stray, title="Show"))
+    links = "".join(f'<a href="https://t.example/{n}">Link {n}</a> ' for n in range(3))
+    promo = f"<p>Intro.</p><p>{links}</p><ul><li><ul><li>deep item</li></ul></li></ul>"
+    assert "Link 0" not in visible(summarize(promo, title="Show"))

@@ -143,3 +143,13 @@ def test_inside_a_link_is_strictly_inside_its_text() -> None:
     assert not _inside_link(runs, 40)  # past the end
     spaced = (Run("A"), Run("  B", "https://c.example/"))
     assert not _inside_link(spaced, 2)  # only spaces of the link before: at its start
+
+
+def test_it_opens_after_a_hook_only_and_never_after_a_question() -> None:
+    # skipped as thanks, but it names the title: not a hook, so "It" leans on it
+    assert point_start(["Thanks all, Kettle fans!", "It has a timer now."], "Kettle timer") == 0
+    # a question among the skipped ones, even with a space after its mark
+    assert point_start(["So you bake? ", "Yay!", "It is a kiln now."], "Emberline") == 0
+    assert point_start(["Yay!", "It is a kiln now."], "Emberline") == 1
+    # three words are enough to open at
+    assert point_start(["Oops!", "Kettle has timers."], "Brew") == 1

@@ -61,6 +61,16 @@ def test_a_row_s_header_cell_names_its_value() -> None:
     ]
     spaced = "<table>\n <tr>\n  <th>Opened</th>\n  <td>Monday</td>\n </tr>\n</table>"
     assert [b.text for b in read_blocks(spaced)] == ["Opened: Monday"]
+    inside = (
+        "<table><tr><th>Opened </th><td>Monday</td></tr><tr><th>Note: </th><td>late</td></tr>"
+        "<tr><th>備考：</th><td>遅い</td></tr><tr><td>a</td><th>B</th><td>c</td></tr></table>"
+    )
+    assert [b.text for b in read_blocks(inside)] == [
+        "Opened: Monday",
+        "Note: late",
+        "備考： 遅い",
+        "a B: c",
+    ]
 
 
 def test_a_changeset_s_key_value_tags_and_their_label_are_not_a_summary() -> None:
@@ -140,6 +150,18 @@ def test_a_long_first_item_shows_its_opening_after_its_intro() -> None:
     shown = visible(summarize(body, rows=6))
     assert shown.startswith("The update brings three things:\n• Offline maps for every region")
     assert shown.endswith("… and 2 more")
+
+
+def test_a_post_opening_with_a_long_item_shows_its_opening_not_its_heading() -> None:
+    body = (
+        "<h2>Announcements</h2><ul><li><p>The Lantern plugin is now open source. "
+        + "You can add your own rules and share them with everyone who searches. " * 4
+        + "</p></li><li>Sidekick alpha.</li></ul>"
+    )
+    shown = visible(summarize(body, rows=3))  # under a picture and a long title
+    assert shown == "• The Lantern plugin is now open source.\n… and 1 more"
+    roomier = visible(summarize(body, rows=6))
+    assert roomier.startswith("• The Lantern plugin is now open source. You can add")
 
 
 def test_after_the_post_s_sentence_a_list_ends_whole_or_not_at_all() -> None:

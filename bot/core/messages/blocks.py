@@ -102,6 +102,16 @@ class LazyBlocks(Sequence[Block]):
         return self._reaches(0)
 
 
+def with_next(blocks: Iterable[Block]) -> Iterator[tuple[Block, Block | None]]:
+    """Each block with the one after it (None last), read one ahead only."""
+    source = iter(blocks)
+    block = next(source, None)
+    while block is not None:
+        following = next(source, None)
+        yield block, following
+        block = following
+
+
 def head_runs(runs: Sequence[Run], length: int) -> tuple[Run, ...]:
     """The first `length` characters of the runs, their styles kept."""
     out: list[Run] = []

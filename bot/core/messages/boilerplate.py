@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 
-from bot.core.messages.blocks import Block, LazyBlocks, Run, head_runs
+from bot.core.messages.blocks import Block, LazyBlocks, Run, head_runs, with_next
 from bot.core.messages.machinery import each_substantive, substantive
 from bot.core.messages.point import (
     EXCERPT_MARGIN,
@@ -167,17 +167,18 @@ def lede(blocks: Sequence[Block], *, structure: bool = False) -> list[Block]:
     return out
 
 
-def without_hanging_intros(blocks: Sequence[Block]) -> list[Block]:
-    """Without a paragraph ending in ":" that introduced what is not shown (a picture, an
-    embed): only a list, a quote or code may follow one."""
-    out: list[Block] = []
-    for index, block in enumerate(blocks):
-        following = blocks[index + 1] if index + 1 < len(blocks) else None
+def without_hanging_intros(blocks: Iterable[Block]) -> Iterator[Block]:
+    """Without the sentence ending in ":" that introduced what is not shown (a picture, an
+    embed; only a list, a quote or code may follow one): the paragraph's sentences before it
+    stay ("I bought a shirt. Here it is:"), so the text reads on to the next paragraph."""
+    for block, following in with_next(blocks):
         introduces = block.kind == "p" and block.text.rstrip().endswith((":", "："))
         if introduces and (following is None or following.kind not in ("li", "quote", "pre")):
+            ends = sentence_ends(block.text)
+            if len(ends) > 1:
+                yield Block(block.kind, head_runs(block.runs, ends[-2]), block.number)
             continue
-        out.append(block)
-    return out
+        yield block
 
 
 def author_summary(

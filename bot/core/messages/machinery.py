@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 
-from bot.core.messages.blocks import Block, Run
+from bot.core.messages.blocks import Block, Run, with_next
 from bot.core.messages.sentences import sentence_ends
 from bot.core.text import words_of
 
@@ -185,7 +185,7 @@ def each_substantive(blocks: Iterable[Block], title: str) -> Iterator[Block]:
     sponsors = False  # inside the list a sponsors' line introduced
     shift = 0  # items renumbered after a skipped first one
     skipped = 0  # the depth of the item skipped last: its sub-items detail it, and go with it
-    for index, (block, following) in enumerate(_with_next(blocks)):
+    for index, (block, following) in enumerate(with_next(blocks)):
         if block.kind == "li" and (sponsors or 0 < skipped < block.depth):
             continue
         skipped = 0
@@ -225,16 +225,6 @@ def _link_card(block: Block) -> bool:
         and len(block.text) <= CARD_CHARS
         and not block.text.rstrip().endswith((".", "!", "?", "…", "。"))
     )
-
-
-def _with_next(blocks: Iterable[Block]) -> Iterator[tuple[Block, Block | None]]:
-    """Each block with the one after it (None last), read one ahead only."""
-    source = iter(blocks)
-    block = next(source, None)
-    while block is not None:
-        following = next(source, None)
-        yield block, following
-        block = following
 
 
 def _topic(block: Block, following: Block | None) -> bool:

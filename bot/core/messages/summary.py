@@ -73,7 +73,8 @@ def summarize(body_html: str, text: str = "", excerpt_html: str = "", *, full: b
     excerpt = read_blocks(excerpt_html) if excerpt_html.strip() else []
     chosen, cut_by_site = author_summary(blocks, excerpt, title)
     if not chosen:  # decided as far as `compose` reads: it stops at three sentences
-        chosen = to_the_point(LazyBlocks(each_substantive(lede(blocks), title)), title)
+        substance = without_hanging_intros(each_substantive(lede(blocks), title))
+        chosen = to_the_point(LazyBlocks(substance), title)
         cut_by_site = not full and looks_cut(chosen)
     shown = compose(chosen, limit, cut_by_site=cut_by_site, rows=rows, more=more, base=base)[0]
     if not shown:  # everything looked like furniture: its words beat an empty message
@@ -100,7 +101,7 @@ def whole_post(
     most = WHOLE_BLOCKS
     read = read_blocks(body_html, most, limit * 4) if body_html.strip() else text_blocks(text)
     kept = [b for b in lede(read, structure=True) if not is_machinery(b.text)]
-    shown, complete = compose(without_hanging_intros(kept), limit, whole=True, base=base)
+    shown, complete = compose(list(without_hanging_intros(kept)), limit, whole=True, base=base)
     return shown, complete and len(read) < most
 
 

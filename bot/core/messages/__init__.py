@@ -3,6 +3,7 @@
 - `blocks`: a post's HTML as the blocks a reader sees
 - `boilerplate`: which opening blocks are the author's summary, the lede, or noise
 - `summary`: the summary a message shows
+- `inline`: a summary's runs of text as Telegram HTML (escaped, styled, linked)
 - `sentences`: where sentences end, and how wide text is on a phone
 - `machinery`: lines that say nothing the title does not (sponsors, counters, labels…)
 - `point`: the post's point first: hooks and background before the news skipped

@@ -38,8 +38,9 @@ from bot.core.messages.boilerplate import (
     without_cut_marks,
     without_hanging_intros,
 )
-from bot.core.messages.escape import esc, esc_attr
-from bot.core.messages.links import few_links, resolved
+from bot.core.messages.escape import esc
+from bot.core.messages.inline import cut_at_word, render_runs
+from bot.core.messages.links import few_links
 from bot.core.messages.machinery import each_substantive, idle, is_machinery, repeats_title
 from bot.core.messages.point import to_the_point
 from bot.core.messages.sentences import CJK_ENDS, CLOSERS, columns, sentence_ends
@@ -54,7 +55,7 @@ IMAGE_ROWS = 8  # under a large image, which takes the rest of the screen
 MORE = "<i>… and {n} more</i>"  # after the items shown (render passes it translated)
 WHOLE_BLOCKS = 400  # read for the whole post: past this, it is surely longer than a message
 HEADING_COLUMNS = 60  # a line this short without a sentence's end reads as a heading
-STYLE_CHARS = 80  # bold or italic longer than this is shown plain (a whole bold paragraph)
+TAIL_COLUMNS = 12  # what is left of a paragraph this short is shown, past the sentences' count
 
 _TAGS = re.compile(r"<[^>]+>")
 
@@ -153,11 +154,11 @@ def compose(
                     alone = all(_label_line(h) for _, h in lines[:-1])  # the intro leads
                     opening = _item_opening(runs, text, mark, space, cut=alone)
                     if opening:
-                        lines.append((block, _render(opening, base)))
+                        lines.append((block, render_runs(opening, base)))
                         used += extra + columns("".join(run.text for run in opening))
                         left = _items_from(blocks, index + 1)
                 break
-            lines.append((block, _render(runs, base)))
+            lines.append((block, render_runs(runs, base)))
             used, items = used + extra + columns(text), items + 1
             used_rows += needed - (1 if following else 0)
             continue
@@ -166,7 +167,7 @@ def compose(
             if used + width > limit or used_rows + gap + phone_rows(columns(text)) > most_rows:
                 complete = False
                 break
-            lines.append((block, _render(runs, base)))
+            lines.append((block, render_runs(runs, base)))
             used, used_rows = used + width, used_rows + gap + phone_rows(columns(text))
             continue
         if sentences >= most_sentences:
@@ -178,24 +179,26 @@ def compose(
             ends, dangling = ends[:-1], False  # the site's cut leaves a partial sentence
         room = limit - used - extra - (1 if dangling else 0)
         row_room = most_rows - used_rows - gap
-        fits = _fitting(text, ends, room, row_room, dangling)
-        fits = fits[: max(most_sentences - sentences, 1)]
+        every = _fitting(text, ends, room, row_room, dangling)
+        fits = every[: max(most_sentences - sentences, 1)]
+        if _trails_off(text, fits, every, ends):
+            fits = every  # "Taking… for… ev… er.": an ellipsis is a pause, not the end
         if not fits:
             if not lines:  # the first sentence alone is too long: cut at a word
                 width = min(limit, most_rows * ROW_COLUMNS - ROW_COLUMNS // 2)
-                lines.append((block, _render(_cut_at_word(runs, width), base)))
+                lines.append((block, render_runs(cut_at_word(runs, width), base)))
             elif block.kind == "p" and row_room >= 2 and all(_label_line(h) for _, h in lines):
                 # only short lines so far (a byline, a label): the text, not them alone
                 width = min(room, row_room * ROW_COLUMNS - ROW_COLUMNS // 2)
                 if width >= ROW_COLUMNS:  # a line of it at least, within the limit
-                    lines.append((block, _render(_cut_at_word(runs, width), base)))
+                    lines.append((block, render_runs(cut_at_word(runs, width), base)))
             complete = False
             break
         cut = fits[-1]
         shown = head_runs(runs, cut)
         if dangling and cut >= len(text.rstrip()):  # only a cut sentence: say it goes on
             shown = (*head_runs(runs, len(text.rstrip(" ,;:—-"))), Run("…"))
-        lines.append((block, _render(shown, base)))
+        lines.append((block, render_runs(shown, base)))
         used += extra + columns(text[:cut]) + (1 if dangling else 0)
         used_rows += gap + phone_rows(columns(text[:cut]) + dangling)
         sentences += len(fits)
@@ -212,12 +215,23 @@ def compose(
         ends = sentence_ends(block.text)
         if block.kind == "p" and len(ends) > 1 and block.text.rstrip().endswith(":"):
             # "We rolled out X. This release includes:" without its list: the news stays
-            lines.append((block, _render(head_runs(block.runs, ends[-2]), base)))
+            lines.append((block, render_runs(head_runs(block.runs, ends[-2]), base)))
     rendered = _join(lines)
     tail = more.format(n=left)
     if left and lines and lines[-1][0].kind == "li" and used + 1 + _width(tail) <= limit:
         rendered += "\n" + tail
     return rendered, complete
+
+
+def _trails_off(text: str, fits: list[int], every: list[int], ends: Sequence[int]) -> bool:
+    """The sentences shown end on "…" and what is left of the paragraph is a few words that
+    fit: they finish it."""
+    return (
+        bool(fits)
+        and len(every) == len(ends)
+        and text[: fits[-1]].rstrip().endswith(("…", "..."))
+        and columns(text[fits[-1] :].strip()) <= TAIL_COLUMNS
+    )
 
 
 def _item_opening(
@@ -237,7 +251,7 @@ def _item_opening(
     if shown:
         return head_runs(runs, shown)
     width = min(columns_left, rows_left * ROW_COLUMNS - mark - ROW_COLUMNS // 2)
-    return _cut_at_word(runs, width) if cut and rows_left >= 2 and width >= ROW_COLUMNS else ()
+    return cut_at_word(runs, width) if cut and rows_left >= 2 and width >= ROW_COLUMNS else ()
 
 
 def _label_line(shown: str) -> bool:
@@ -345,49 +359,3 @@ def _join(lines: list[tuple[Block, str]]) -> str:
         out.append(line)
         previous = block
     return "".join(out)
-
-
-def _cut_at_word(runs: Sequence[Run], limit: int) -> tuple[Run, ...]:
-    text = "".join(run.text for run in runs)
-    size = 0
-    for index, ch in enumerate(text):
-        size += columns(ch)
-        if size > limit - 1:
-            text = text[:index]
-            break
-    space = text.rfind(" ")
-    if space > len(text) // 2:
-        text = text[:space]
-    kept = head_runs(runs, len(text.rstrip(" ,;:—-")))
-    return (*kept, Run("…"))
-
-
-def _render(runs: Sequence[Run], base: str = "") -> str:
-    """Runs as Telegram HTML: escaped text, short bold and italic, links that are absolute
-    http(s) (one anchor per stretch of the same link)."""
-    out: list[str] = []
-    index = 0
-    while index < len(runs):
-        link = resolved(runs[index].href, base)
-        end = index + 1
-        while end < len(runs) and runs[end].href == runs[index].href:
-            end += 1
-        inner = "".join(_styled(run) for run in runs[index:end])
-        text = "".join(run.text for run in runs[index:end])
-        if link is not None and text.strip():
-            inner = f'<a href="{esc_attr(link)}">{inner}</a>'
-        out.append(inner)
-        index = end
-    return "".join(out)
-
-
-def _styled(run: Run) -> str:
-    shown = esc(run.text)
-    if run.code and run.text.strip() and not run.href:  # Telegram's code holds no other entity
-        return f"<code>{shown}</code>"
-    if len(run.text) <= STYLE_CHARS and run.text.strip():
-        if run.italic:
-            shown = f"<i>{shown}</i>"
-        if run.bold:
-            shown = f"<b>{shown}</b>"
-    return shown

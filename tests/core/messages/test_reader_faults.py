@@ -254,3 +254,14 @@ def test_text_after_short_lines_never_goes_past_the_limit() -> None:
     assert "::::::::::::寒寒 ::::::::::::寒寒" in shown  # whole, not cut at a word
     item = "<p>It has:</p><ul><li>" + "word " * 60 + "</li></ul>"
     assert "word" not in visible(summarize(item, limit=30))  # no room for a line of the item
+
+
+def test_an_ellipsis_is_a_pause_and_the_few_words_after_it_are_shown() -> None:
+    body = "<p>Installing the update just before leaving. Wait… for… it… now.</p>"
+    assert visible(summarize(body)).endswith("Wait… for… it… now.")
+    longer = "<p>One thing. Wait… for… it… and then much more text follows here.</p>"
+    assert visible(summarize(longer)) == "One thing. Wait… for…"  # no pause: a count of three
+    stop = "<p>One. Two. Three. Four.</p>"  # a full stop is an end: three sentences
+    assert visible(summarize(stop)) == "One. Two. Three."
+    dots = "<p>Loading... please... wait... done.</p>"
+    assert visible(summarize(dots)).endswith("done.")

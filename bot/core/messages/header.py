@@ -22,6 +22,13 @@ MAX_CATEGORIES = 4
 _URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _EMPTY_BRACKETS = re.compile(r"\(\s*\)|<\s*>|\[\s*\]")
+# A site's address or an automation account, where a feed names no person ("www.qq.com",
+# "github-actions[bot]"): the message's source line names the feed already.
+_NOT_A_PERSON = re.compile(
+    r"(?:https?://|www\.)\S+|[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|info|news|blog|dev|app|tv"
+    r"|co|cn|ru|de|fr|jp|uk|es|it|nl|br|in|kr|tw|hk|au|ca|eu)/?|[\w.-]+\[bot\]",
+    re.IGNORECASE,
+)
 # Tags every post of a blog carries, or that say where a post is in a workflow: not its topic.
 _GENERIC = frozenset(
     {"uncategorized", "uncategorised", "sin categoría", "sin categoria", "non classé",
@@ -65,7 +72,8 @@ def _first_words(text: str, limit: int) -> str:
 
 def shown_author(author: str | None, feed_title: str, title: str = "") -> str | None:
     """The author without e-mail addresses (Blogger's "noreply@blogger.com (Name)"), or None
-    when nothing is left or it repeats the feed's name or the title."""
+    when nothing is left, it repeats the feed's name or the title, or it is a site's address
+    or a bot account."""
     if not author:
         return None
     name = _EMPTY_BRACKETS.sub(" ", _EMAIL.sub(" ", author))
@@ -73,7 +81,7 @@ def shown_author(author: str | None, feed_title: str, title: str = "") -> str | 
     if name.startswith("(") and name.endswith(")") and name.count("(") == 1:
         name = name[1:-1].strip()  # "(Ana Ruiz)" left by the address before it
     folded, feed = _fold(name), _fold(feed_title)
-    if not folded or folded in (feed, _fold(title)):
+    if not folded or folded in (feed, _fold(title)) or _NOT_A_PERSON.fullmatch(name):
         return None
     if feed and folded.startswith(feed + " "):
         return None  # "Blog Name-Independent journalism": the feed's name with its motto
@@ -96,10 +104,15 @@ def shown_categories(
         if category.count(",") >= 2 or f" {folded} " in title_words + feed_words:
             continue
         if folded not in (_fold(c) for c in out):
-            out.append(category.strip())
+            out.append(_unslashed(category.strip()))
         if len(out) == MAX_CATEGORIES:
             break
     return out
+
+
+def _unslashed(text: str) -> str:
+    """A quote a PHP site escaped twice ("angie\\'s list") as the author wrote it."""
+    return text.replace("\\'", "'").replace('\\"', '"').replace("\\’", "’")
 
 
 def _fold(text: str) -> str:

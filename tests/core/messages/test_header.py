@@ -169,3 +169,16 @@ def test_emoji_tags_are_compared_as_they_are() -> None:
     assert shown_categories(("🚀 🌕",), title="🚀 🌕 🎉") == []
     assert shown_categories(("🚀 🌕", "🎉"), title="Launch day") == ["🚀 🌕", "🎉"]
     assert shown_categories(("🚀", "🚀")) == ["🚀"]
+
+
+def test_a_site_s_address_or_a_bot_account_is_no_author() -> None:
+    for account in ("www.qq.com", "news.example.com", "https://blog.example.org/",
+                    "Example.COM", "github-actions[bot]", "renovate[bot]"):  # fmt: skip
+        assert shown_author(account, "Feed") is None, account
+    for person in ("Ana Ruiz", "J. R. Smith", "john.doe", "St.Louis Team", "node.js"):
+        assert shown_author(person, "Feed") == person
+
+
+def test_a_tag_s_quote_escaped_twice_is_shown_as_written() -> None:
+    shown = shown_categories(["angie\\'s list", 'the \\"best\\" tools', "C:\\\\ drive"])
+    assert shown == ["angie's list", 'the "best" tools', "C:\\\\ drive"]

@@ -215,13 +215,12 @@ def each_substantive(blocks: Iterable[Block], title: str) -> Iterator[Block]:
 def _link_card(block: Block) -> bool:
     """A paragraph that is one link's name and no sentence (Medium's embed of another post):
     between the post's own paragraphs, not its words. (Alone, it is a link post's.)"""
-    shown = [run for run in block.runs if run.text.strip()]
-    href = shown[0].href if shown else None
+    hrefs = {run.href for run in block.runs if run.text.strip()}
+    href = hrefs.pop() if len(hrefs) == 1 else None
     return (
         block.kind == "p"
         and href is not None
-        and href[:1] != "#"
-        and all(run.href == href for run in shown)
+        and not href.startswith("#")
         and len(block.text) <= CARD_CHARS
         and not block.text.rstrip().endswith((".", "!", "?", "…", "。"))
     )

@@ -503,3 +503,32 @@ def test_only_an_item_over_deeper_items_is_a_topic() -> None:
     links = "".join(f'<a href="https://t.example/{n}">Link {n}</a> ' for n in range(3))
     promo = f"<p>Intro.</p><p>{links}</p><ul><li><ul><li>deep item</li></ul></li></ul>"
     assert "Link 0" not in visible(summarize(promo, title="Show"))
+
+
+def test_a_link_card_is_one_outside_link_without_a_sentence_s_end() -> None:
+    def shown(card: str) -> str:
+        body = f"<p>Intro here.</p><p>{card}</p><p>Then this.</p>"
+        return visible(summarize(body, title="Herbs"))
+
+    exact = "x" * 120
+    assert exact not in shown(f'<a href="https://b.example/y">{exact}</a>')
+    longer = "x" * 121
+    assert longer in shown(f'<a href="https://b.example/y">{longer}</a>')
+    assert "Herbs in winter" in shown('<a href="#winter">Herbs in winter</a>')
+    for end in ("!", "?", "…", "。"):
+        assert f"Herbs in winter{end}" in shown(
+            f'<a href="https://b.example/w">Herbs in winter{end}</a>'
+        )
+    two = '<a href="https://b.example/a">Herbs</a> <a href="https://b.example/b">in winter</a>'
+    assert "in winter" in shown(two)
+
+
+def test_a_skipped_item_s_depth_stays_when_items_are_renumbered() -> None:
+    body = (
+        "<ol><li>Harbour reopens</li><li>Tags: port<ol><li>sub of the label</li></ol></li>"
+        "<li>Ferries resume at dawn</li></ol>"
+    )
+    shown = visible(summarize(body, title="Harbour reopens"))
+    assert "sub of the label" not in shown and "Ferries resume at dawn" in shown
+    deep_first = "<p>Tags: port</p><ul><ul><li>A nested first item</li></ul></ul>"
+    assert "A nested first item" in visible(summarize(deep_first, title="Port"))

@@ -176,7 +176,7 @@ def without_hanging_intros(blocks: Iterable[Block]) -> Iterator[Block]:
         if introduces and (following is None or following.kind not in ("li", "quote", "pre")):
             ends = sentence_ends(block.text)
             if len(ends) > 1:
-                yield Block(block.kind, head_runs(block.runs, ends[-2]), block.number)
+                yield Block("p", head_runs(block.runs, ends[-2]))
             continue
         yield block
 

@@ -16,6 +16,7 @@ from bot.core.messages.boilerplate import (
     lede,
     looks_cut,
     without_cut_marks,
+    without_hanging_intros,
 )
 
 
@@ -276,3 +277,30 @@ def test_quotes_right_after_code_are_its_output_and_left_out_with_it() -> None:
     assert [b.kind for b in lede(blocks, structure=True)] == [
         "p", "pre", "quote", "quote", "p", "quote"
     ]  # fmt: skip
+
+
+def test_a_sentence_introducing_what_is_not_shown_goes_and_its_paragraph_stays() -> None:
+    def kept(*blocks: Block) -> list[tuple[str, str]]:
+        return [(b.kind, b.text) for b in without_hanging_intros(blocks)]
+
+    quote = Block("quote", (Run("Quoted."),))
+    code = Block("pre", (Run("make"),))
+    assert kept(p("We shipped it. Here is the screen:"), p("Next.")) == [
+        ("p", "We shipped it."),
+        ("p", "Next."),
+    ]
+    assert kept(p("One. Two. Three:"), p("Next.")) == [("p", "One. Two."), ("p", "Next.")]
+    assert kept(p("Look:"), p("Next.")) == [("p", "Next.")]
+    assert kept(p("It ends. See: ")) == [("p", "It ends.")]  # the last block introduces nothing
+    assert kept(p("它有三个。见下图："), p("下一段。")) == [("p", "它有三个。"), ("p", "下一段。")]
+    for following in (li("item"), quote, code):
+        assert kept(p("It has:"), following) == [("p", "It has:"), (following.kind, following.text)]
+    assert kept(li("An item ending in a colon:"), p("Next.")) == [
+        ("li", "An item ending in a colon:"),
+        ("p", "Next."),
+    ]
+
+
+def test_a_quote_that_opens_the_post_is_its_words_not_a_program_s_output() -> None:
+    blocks = [Block("quote", (Run("Ship small, ship often."),)), p("So we did.")]
+    assert [b.text for b in lede(blocks)] == ["Ship small, ship often.", "So we did."]

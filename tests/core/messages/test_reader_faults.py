@@ -265,3 +265,18 @@ def test_an_ellipsis_is_a_pause_and_the_few_words_after_it_are_shown() -> None:
     assert visible(summarize(stop)) == "One. Two. Three."
     dots = "<p>Loading... please... wait... done.</p>"
     assert visible(summarize(dots)).endswith("done.")
+
+
+def test_the_words_after_an_ellipsis_fit_at_twelve_columns() -> None:
+    twelve = "<p>One. Two… three… four plus two.</p>"  # "four plus two." is 14; trim to 12
+    assert visible(summarize("<p>One. Two… three… four + two.</p>")).endswith("four + two.")
+    assert len("four + two.") <= 12 and len("four plus two.") > 12
+    assert visible(summarize(twelve)).endswith("three…")
+    exactly = "<p>One. Two… three… four + twos.</p>"  # 12 columns
+    assert visible(summarize(exactly)).endswith("four + twos.")
+
+
+def test_an_item_s_relative_link_resolves_against_the_post() -> None:
+    body = '<ul><li><a href="/notes/1">First note</a> and its text</li></ul>'
+    shown = summarize(body, base="https://blog.example/post/")
+    assert 'href="https://blog.example/notes/1"' in shown

@@ -530,5 +530,9 @@ def test_a_skipped_item_s_depth_stays_when_items_are_renumbered() -> None:
     )
     shown = visible(summarize(body, title="Harbour reopens"))
     assert "sub of the label" not in shown and "Ferries resume at dawn" in shown
-    deep_first = "<p>Tags: port</p><ul><ul><li>A nested first item</li></ul></ul>"
-    assert "A nested first item" in visible(summarize(deep_first, title="Port"))
+    for before in ("", "<p>Tags: port</p>"):  # nothing skipped yet, or a paragraph
+        deep_first = (
+            f"{before}<ul><ul><li>A nested first item</li></ul><li>Then a top one</li></ul>"
+        )
+        shown = visible(summarize(deep_first, title="Port"))
+        assert "A nested first item" in shown and "Then a top one" in shown

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 
-from bot.core.messages.blocks import Block, LazyBlocks, Run, head_runs, with_next
+from bot.core.messages.blocks import Block, LazyBlocks, Run, head_runs
 from bot.core.messages.machinery import each_substantive, substantive
 from bot.core.messages.point import (
     EXCERPT_MARGIN,
@@ -170,15 +170,25 @@ def lede(blocks: Sequence[Block], *, structure: bool = False) -> list[Block]:
 def without_hanging_intros(blocks: Iterable[Block]) -> Iterator[Block]:
     """Without the sentence ending in ":" that introduced what is not shown (a picture, an
     embed; only a list, a quote or code may follow one): the paragraph's sentences before it
-    stay ("I bought a shirt. Here it is:"), so the text reads on to the next paragraph."""
-    for block, following in with_next(blocks):
-        introduces = block.kind == "p" and block.text.rstrip().endswith((":", "："))
-        if introduces and (following is None or following.kind not in ("li", "quote", "pre")):
-            ends = sentence_ends(block.text)
-            if len(ends) > 1:
-                yield Block("p", head_runs(block.runs, ends[-2]))
+    stay ("I bought a shirt. Here it is:"), so the text reads on to the next paragraph. Reads
+    ahead only past such a line: a summary decides its blocks lazily (`LazyBlocks`)."""
+    pending: Block | None = None
+    for block in blocks:
+        if pending is not None:
+            yield from (pending,) if block.kind in ("li", "quote", "pre") else _before(pending)
+            pending = None
+        if block.kind == "p" and block.text.rstrip().endswith((":", "：")):
+            pending = block
             continue
         yield block
+    if pending is not None:
+        yield from _before(pending)
+
+
+def _before(intro: Block) -> tuple[Block, ...]:
+    """The intro's paragraph without its last sentence (none when that was all of it)."""
+    ends = sentence_ends(intro.text)
+    return (Block("p", head_runs(intro.runs, ends[-2])),) if len(ends) > 1 else ()
 
 
 def author_summary(

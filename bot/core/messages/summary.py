@@ -148,8 +148,9 @@ def compose(
             ):
                 complete = False
                 left = _items_from(blocks, index) if items else 0
-                if not items and (previous is None or previous.text.rstrip().endswith(":")):
-                    # "This release includes:" (or nothing) and a long first item: its opening
+                if not items and (previous is None or _introduces(previous, lines[-1][1])):
+                    # "This release includes:", "Models" or nothing, then a long first item:
+                    # its opening, not the label alone
                     space = (limit - used - extra, most_rows - used_rows - gap - following)
                     alone = all(_label_line(h) for _, h in lines[:-1])  # the intro leads
                     opening = _item_opening(runs, text, mark, space, cut=alone)
@@ -221,6 +222,11 @@ def compose(
     if left and lines and lines[-1][0].kind == "li" and used + 1 + _width(tail) <= limit:
         rendered += "\n" + tail
     return rendered, complete
+
+
+def _introduces(block: Block, shown: str) -> bool:
+    """A line that opens a list: "It brings:" or a bare label ("Models", "Fixes")."""
+    return block.text.rstrip().endswith(":") or (block.kind == "p" and _label_line(shown))
 
 
 def _trails_off(text: str, fits: list[int], every: list[int], ends: Sequence[int]) -> bool:

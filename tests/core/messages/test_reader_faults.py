@@ -280,3 +280,16 @@ def test_an_item_s_relative_link_resolves_against_the_post() -> None:
     body = '<ul><li><a href="/notes/1">First note</a> and its text</li></ul>'
     shown = summarize(body, base="https://blog.example/post/")
     assert 'href="https://blog.example/notes/1"' in shown
+
+
+def test_a_bare_label_then_a_long_item_shows_the_item_s_opening() -> None:
+    body = (
+        "<p><strong>Models</strong></p><ul><li>"
+        + "Cascade gains a faster model for every paid plan and each tool call " * 5
+        + "</li><li>Short one.</li></ul>"
+    )
+    shown = visible(summarize(body, rows=5))
+    assert shown.startswith("Models\n\n• Cascade gains a faster model")
+    assert shown.endswith("… and 1 more")
+    sentence = "<p>We shipped it today.</p><ul><li>" + "A long item goes on " * 30 + "</li></ul>"
+    assert visible(summarize(sentence, rows=4)) == "We shipped it today."  # a sentence, no label

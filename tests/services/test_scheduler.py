@@ -130,7 +130,11 @@ async def test_polls_happen_when_due_not_in_bursts(
         await task
     lateness = [(fetched[f"/s{n}"] - due[n]).total_seconds() for n in range(40)]
     assert min(lateness) > -0.05  # never early
-    assert max(lateness) < 0.6  # a tick, a claim and a fetch; a 30 s cycle gave up to 30 s
+    # A tick, a claim and a fetch; a 30 s cycle gave up to 30 s, polling the 4 s of due feeds
+    # in one burst 2 s late at the median. A loaded CI machine (two cores, two test workers)
+    # once took 0.82 s for one poll: the bounds allow such a hiccup, never a burst.
+    assert sorted(lateness)[len(lateness) // 2] < 0.5
+    assert max(lateness) < 1.5
 
 
 async def test_quiet_polls_are_written_and_the_lease_given_back(

@@ -213,8 +213,10 @@ def author_summary(
                 return following, False
     # Judged without its machinery: WordPress's "The post … appeared first on …" follows
     # the "[…]" that marks an automatic excerpt.
-    kept = substantive([b for b in excerpt if not is_noise(b)], title) if blocks else []
-    if kept and not _is_beginning(kept, blocks) and not _site_cut(kept):
+    written = [b for b in excerpt if not is_noise(b)]
+    kept = substantive(written, title) if blocks else []
+    # the body's first words whatever machinery they open with ("This is part of a series.")
+    if kept and not _is_beginning(written, blocks) and not _site_cut(kept):
         if not _one_line(kept):  # the lede is read only for a one-line excerpt
             return kept, looks_cut(kept)
         point = to_the_point(LazyBlocks(each_substantive(lede(blocks), title)), title)

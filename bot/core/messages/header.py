@@ -92,22 +92,43 @@ def shown_categories(
     categories: Sequence[str], title: str = "", feed_title: str = "", author: str | None = None
 ) -> list[str]:
     """At most `MAX_CATEGORIES`, without the generic or status tags, keyword lists (iTunes),
-    or tags that repeat the title, the feed's name or the author."""
+    tags that repeat the title, the feed's name or the author ("GiantBomb" for "Giant Bomb"),
+    or that a longer tag of the post already says ("ACM" beside "ACM算法")."""
     repeated = {_fold(feed_title), _fold(author or "")}
+    repeated |= {name.replace(" ", "") for name in repeated if name}
     title_words = f" {_fold(title)} "
     feed_words = f" {_fold(feed_title)} "  # "Changelog" on every post of "Windsurf Changelog"
-    out: list[str] = []
+    kept: list[tuple[str, str]] = []  # (folded, as shown)
     for category in categories:
         folded = _fold(category)
         if not folded or folded in _GENERIC or folded in repeated:
             continue
         if category.count(",") >= 2 or f" {folded} " in title_words + feed_words:
             continue
-        if folded not in (_fold(c) for c in out):
-            out.append(_unslashed(category.strip()))
-        if len(out) == MAX_CATEGORIES:
-            break
-    return out
+        if folded not in (f for f, _ in kept):
+            kept.append((folded, _unslashed(category.strip())))
+    out = [shown for folded, shown in kept if not any(_within(folded, f) for f, _ in kept)]
+    return out[:MAX_CATEGORIES]
+
+
+def _within(tag: str, other: str) -> bool:
+    """`tag` is part of the longer `other`, not inside one of its words: "acm" of "acm算法"
+    and "linux" of "linux kernel", not "comics" of "webcomics"."""
+    if len(other) <= len(tag):
+        return False
+    at = other.find(tag)
+    while at >= 0:
+        before = other[at - 1] if at else " "
+        after = other[at + len(tag)] if at + len(tag) < len(other) else " "
+        if not _latin(before) and not _latin(after):
+            return True
+        at = other.find(tag, at + 1)
+    return False
+
+
+def _latin(char: str) -> bool:
+    """A letter or digit of a script that spaces its words (Chinese and Japanese do not)."""
+    return char.isalnum() and unicodedata.east_asian_width(char) not in ("W", "F")
 
 
 def _unslashed(text: str) -> str:

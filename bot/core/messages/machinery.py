@@ -53,8 +53,12 @@ _SHAPES = (
     # greetings, series and edition intros
     r"(?:dear|hello|hi|hey|greetings|howdy|hola|estimad[oa]s?|querid[oa]s?)\b[^.!?]{0,80}[,!:]?",
     r"this (?:is|post is) (?:another|the (?:\w+ )?(?:post|part|installment|entry|article)"
-    r"|part \w+|a(?:nother)? (?:post|entry|installment|article)|the latest(?: post| installment)?)"
-    r"\b.{0,120}\bseries\b.*",
+    r"|part \w+|a(?:nother)? (?:post|entry|installment|article)|the latest(?: post| installment)?"
+    r"|a (?:continuation|follow-?up|sequel))\b.{0,120}\bseries\b.*",
+    # a series' way in: "You can start at the beginning if you'd like!"
+    r"(?:you can |you may want to |feel free to )?(?:start|begin|catch up|read)\b.{0,40}"
+    r"\b(?:at the beginning|from the (?:beginning|start)|(?:the )?(?:first|previous|earlier)"
+    r" (?:parts?|posts?|installments?|articles?|entries|entry|episodes?))\b.*",
     r"welcome (?:back )?to (?:the |this |another |our )?.{0,60}(?:edition|issue|episode"
     r"|installment|newsletter|roundup|digest|series)\b.*",
     r"this (?:week|month) in\b.{0,60}:",
@@ -156,8 +160,13 @@ def _anchors(runs: Sequence[Run]) -> int:
 
 
 def idle(block: Block) -> bool:
-    """Machinery as a whole block: never shown, not even when nothing else is left."""
-    return is_machinery(block.text) or is_link_list(block)
+    """Machinery as a whole block: never shown, not even when nothing else is left. A text
+    block of symbols only ("★", a permalink glyph; "* * *", a section break) says nothing."""
+    return (
+        is_machinery(block.text)
+        or is_link_list(block)
+        or (block.kind in ("p", "quote", "h") and not any(c.isalnum() for c in block.text))
+    )
 
 
 def repeats_title(text: str, title: str) -> bool:

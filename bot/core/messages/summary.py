@@ -55,6 +55,7 @@ IMAGE_ROWS = 8  # under a large image, which takes the rest of the screen
 MORE = "<i>… and {n} more</i>"  # after the items shown (render passes it translated)
 WHOLE_BLOCKS = 400  # read for the whole post: past this, it is surely longer than a message
 HEADING_COLUMNS = 60  # a line this short without a sentence's end reads as a heading
+LEAD_IN_WORDS = 3  # a last paragraph this short opens the part the message leaves out
 TAIL_COLUMNS = 12  # what is left of a paragraph this short is shown, past the sentences' count
 
 _TAGS = re.compile(r"<[^>]+>")
@@ -210,6 +211,7 @@ def compose(
         lines[-1][0].kind == "h"
         or _shown_text(lines[-1][1]).endswith(":")
         or (not complete and len(lines) > 1 and _looks_like_heading(lines[-2], lines[-1]))
+        or (not complete and len(lines) > 1 and _lead_in(*lines[-1]))
     ):
         block = lines.pop()[0]
         left = 0
@@ -279,6 +281,20 @@ def _looks_like_heading(before: tuple[Block, str], line: tuple[Block, str]) -> b
         and len(sentence_ends(text)) == 1
         and not _ends_sentence(text)
         and _ends_sentence(_shown_text(before[1]))
+    )
+
+
+def _lead_in(block: Block, shown: str) -> bool:
+    """A last paragraph of a few words that asks ("Still no connection?") or opens a paragraph
+    the message cuts ("Media." before "We all consume it …"): the lead-in of what is left
+    out, not a point to end on. ("Fascinating stories." whole is the author's verdict; Chinese
+    and Japanese write a whole sentence without spaces: never taken for one.)"""
+    text = _shown_text(shown)
+    return (
+        block.kind == "p"
+        and len(text.split()) <= LEAD_IN_WORDS
+        and columns(text) == len(text) <= 2 * TAIL_COLUMNS
+        and (text.endswith("?") or len(block.text.strip()) > len(text))
     )
 
 

@@ -182,3 +182,16 @@ def test_a_site_s_address_or_a_bot_account_is_no_author() -> None:
 def test_a_tag_s_quote_escaped_twice_is_shown_as_written() -> None:
     shown = shown_categories(["angie\\'s list", 'the \\"best\\" tools', "C:\\\\ drive"])
     assert shown == ["angie's list", 'the "best" tools', "C:\\\\ drive"]
+
+
+def test_a_tag_a_longer_tag_already_says_is_left_out() -> None:
+    tags = ("ACM算法", "字符串", "ACM", "字符串匹配", "Linux", "Linux kernel")
+    assert shown_categories(tags) == ["ACM算法", "字符串匹配", "Linux kernel"]
+    assert shown_categories(("comics", "webcomics")) == ["comics", "webcomics"]  # a word's inside
+    assert shown_categories(("Go", "Gopher"), title="x") == ["Go", "Gopher"]
+
+
+def test_the_feed_s_or_author_s_name_written_without_spaces_is_no_topic() -> None:
+    tags = ("GiantBomb", "Jeff Gerstmann", "video games")
+    shown = shown_categories(tags, feed_title="Giant Bombcast", author="Giant Bomb")
+    assert shown == ["Jeff Gerstmann", "video games"]

@@ -68,7 +68,7 @@ def test_new_item_messages_are_always_valid_and_short_enough(
 def test_a_lone_surrogate_in_a_post_is_replaced_not_sent() -> None:
     """A JSON feed's "\\ud800" reaches the text and the summary's runs as a lone surrogate:
     the summary escaped it with html.escape alone, and the message could not be encoded."""
-    for text, body in (("\ud800", ""), ("", "<p>Broken \udfff here.</p>")):
+    for text, body in (("Odd \ud800", ""), ("", "<p>Broken \udfff here.</p>")):
         item = replace(make_item("Title", text, None, [], None), html=body)
         message = render_change(Change(ChangeKind.NEW, item), FeedInfo("s", "S"), translator("en"))
         assert_valid_telegram_html(message)

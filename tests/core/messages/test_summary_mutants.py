@@ -113,8 +113,8 @@ def test_a_paragraph_one_column_wider_than_a_phone_line_takes_two_lines() -> Non
 
 
 def test_three_sentences_are_counted_across_paragraphs() -> None:
-    blocks = [p("One. Two."), p("Three. Four."), p("Five.")]
-    assert compose(blocks) == ("One. Two.\n\nThree.", False)
+    blocks = [p("This is step one. Step two."), p("This is step three. Four."), p("Five.")]
+    assert compose(blocks) == ("This is step one. Step two.\n\nThis is step three.", False)
 
 
 def test_a_fourth_one_sentence_paragraph_is_not_shown() -> None:

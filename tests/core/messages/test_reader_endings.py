@@ -1,0 +1,102 @@
+"""How a summary ends and what it never shows (issue 42, session 21): a message ended on the
+lead-in of the part it leaves out ("Media." before "We all consume it …", "Still no
+connection?" before the answer), and on a permalink glyph ("★") or an elision mark ("[…]").
+Fixtures are our own text in the shapes of those feeds (Typepad, Ghost, Daring Fireball)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.core.messages.blocks import Block, Run
+from bot.core.messages.machinery import idle
+from bot.core.messages.summary import summarize
+from tests.support.telegram_html import assert_valid_telegram_html
+
+_TAG = re.compile(r"<[^>]+>")
+_LONG = "<p>" + " ".join(f"Step {n} of the setup is described at length here." for n in range(9))
+
+
+def visible(rendered: str) -> str:
+    assert_valid_telegram_html(rendered)
+    return html.unescape(_TAG.sub("", rendered))
+
+
+def test_a_word_that_opens_a_paragraph_the_message_cuts_is_not_its_last_line() -> None:
+    body = (
+        "<p>The sidebar series shows one trick a week. This one is about lists.</p>"
+        "<p>Media. We all read it and we all share it on our pages.</p>"
+        "<p>The simplest way to share it is a list in the sidebar.</p>"
+    )
+    shown = visible(summarize(body))
+    assert shown == "The sidebar series shows one trick a week. This one is about lists."
+
+
+def test_a_short_question_before_the_answer_is_not_the_last_line() -> None:
+    body = (
+        "<p>Our radios drop the link twice a day, and we traced it to the relay firmware.</p>"
+        "<p>A reboot fixed it for a week.</p><p>Still no link?</p>" + _LONG + "</p>"
+    )
+    shown = visible(summarize(body))
+    assert not shown.endswith("Still no link?")
+    assert shown.endswith("A reboot fixed it for a week.")
+
+
+def test_a_short_whole_verdict_stays_and_so_does_a_post_that_ends_on_a_question() -> None:
+    verdict = (
+        "<p>The museum posted the panel on the first phone. It runs an hour.</p>"
+        "<p>Fascinating stories.</p>"
+    )
+    assert visible(summarize(verdict + _LONG + "</p>")).endswith("Fascinating stories.")
+    ends = "<p>We moved the build to a new runner this week.</p><p>Worth it?</p>"
+    assert visible(summarize(ends)).endswith("Worth it?")  # the whole post: nothing is cut
+
+
+def test_chinese_is_never_taken_for_a_few_words() -> None:
+    body = (
+        "<p>一套五百二十元。</p><p>一起出七枚六百八十元，包真包老。后面还有很多说明。</p>" + _LONG
+    )
+    assert "一起出七枚六百八十元，包真包老。" in visible(summarize(body + "</p>"))
+
+
+def test_a_paragraph_of_symbols_only_is_never_shown() -> None:
+    body = (
+        '<p>The panel is worth an hour of anyone’s time.</p><p><a href="https://df.example/'
+        'p/1">★</a></p><p>* * *</p><p>[…]</p>'
+    )
+    assert visible(summarize(body)) == "The panel is worth an hour of anyone’s time."
+
+
+@given(st.text(alphabet="★*-~[]…·#◉ ", min_size=1, max_size=12))
+def test_a_block_without_letters_or_digits_is_idle(text: str) -> None:
+    assert idle(Block("p", (Run(text),)))
+    assert not idle(Block("p", (Run(text + " Saturn V"),)))
+
+
+def test_a_series_continuation_and_its_way_in_are_skipped_for_the_post_s_own_words() -> None:
+    body = (
+        "<p>This is a continuation of my home server tutorial series. You can start at the "
+        'beginning <a href="https://a.example/1">here</a> if you’d like!</p>'
+        "<p>In this tutorial, I’ll cover how to back up the server to a second disk.</p>"
+    )
+    shown = visible(summarize(body))
+    assert shown == "In this tutorial, I’ll cover how to back up the server to a second disk."
+
+
+def test_an_excerpt_of_the_body_s_first_words_is_the_body_s_even_when_they_are_machinery() -> None:
+    body = (
+        '<figure><img src="https://a.example/d.png" alt="Disks!"><figcaption>Disks!</figcaption>'
+        "</figure><p>This is a continuation of my home server tutorial series.</p>"
+        "<p>In this tutorial, I’ll cover how to back up the server to a second disk. It takes "
+        "an hour. You need a spare disk. You also need a cable.</p>"
+    )
+    excerpt = (
+        "Disks!\n\nThis is a continuation of my home server tutorial series.\n\nIn this tutorial, I’ll "
+        "cover how to back up the server to a second disk. It takes an hour."
+    )
+    shown = visible(summarize(body, excerpt_html=excerpt))
+    assert shown.startswith("In this tutorial, I’ll cover how to back up the server")
+    assert "You need a spare disk." in shown  # the body's, which goes on past the excerpt

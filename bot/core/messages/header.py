@@ -92,10 +92,11 @@ def shown_categories(
     categories: Sequence[str], title: str = "", feed_title: str = "", author: str | None = None
 ) -> list[str]:
     """At most `MAX_CATEGORIES`, without the generic or status tags, keyword lists (iTunes),
-    tags that repeat the title, the feed's name or the author ("GiantBomb" for "Giant Bomb"),
+    tags that repeat the title, the feed's name (its initials: "TC" on every TechCrunch post)
+    or the author ("GiantBomb" for "Giant Bomb"),
     or that a longer tag of the post already says ("ACM" beside "ACM算法")."""
     repeated = {_fold(feed_title), _fold(author or "")}
-    repeated |= {name.replace(" ", "") for name in repeated if name}
+    repeated |= {name.replace(" ", "") for name in repeated if name} | _initials(feed_title)
     title_words = f" {_fold(title)} "
     feed_words = f" {_fold(feed_title)} "  # "Changelog" on every post of "Windsurf Changelog"
     kept: list[tuple[str, str]] = []  # (folded, as shown)
@@ -109,6 +110,17 @@ def shown_categories(
             kept.append((folded, _unslashed(category.strip())))
     out = [shown for folded, shown in kept if not any(_within(folded, f) for f, _ in kept)]
     return out[:MAX_CATEGORIES]
+
+
+def _initials(name: str) -> set[str]:
+    """The initials of a name written as one word of capitalised parts ("TechCrunch": "tc"),
+    which such sites tag every post with; a name of several words ("Apple News": "an") is
+    left alone, its initials too likely a topic's."""
+    words = [w for w in re.split(r"\s*[:|\-–—]\s*", name.strip())[0].split() if w]
+    if len(words) != 1:
+        return set()
+    parts = re.findall(r"[A-Z][a-z]+", words[0])
+    return {"".join(p[0] for p in parts).casefold()} if len(parts) >= 2 else set()
 
 
 def _within(tag: str, other: str) -> bool:

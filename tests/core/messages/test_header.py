@@ -195,3 +195,10 @@ def test_the_feed_s_or_author_s_name_written_without_spaces_is_no_topic() -> Non
     tags = ("GiantBomb", "Jeff Gerstmann", "video games")
     shown = shown_categories(tags, feed_title="Giant Bombcast", author="Giant Bomb")
     assert shown == ["Jeff Gerstmann", "video games"]
+
+
+def test_a_one_word_site_s_initials_are_no_topic_but_another_name_s_may_be() -> None:
+    assert shown_categories(("TC", "Startups"), feed_title="TechCrunch") == ["Startups"]
+    assert shown_categories(("TC", "Apps"), feed_title="TechCrunch - Startups") == ["Apps"]
+    assert shown_categories(("AN", "AI"), feed_title="Apple News") == ["AN", "AI"]
+    assert shown_categories(("T", "AWS"), feed_title="Tech") == ["T", "AWS"]

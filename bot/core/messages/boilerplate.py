@@ -215,8 +215,10 @@ def author_summary(
     # the "[…]" that marks an automatic excerpt.
     written = [b for b in excerpt if not is_noise(b)]
     kept = substantive(written, title) if blocks else []
-    # the body's first words whatever machinery they open with ("This is part of a series.")
-    if kept and not _is_beginning(written, blocks) and not _site_cut(kept):
+    # the body's first words, with the machinery they open with ("This is part of a series.")
+    # or without what follows them
+    beginning = _is_beginning(kept, blocks) or _is_beginning(written, blocks)
+    if kept and not beginning and not _site_cut(kept):
         if not _one_line(kept):  # the lede is read only for a one-line excerpt
             return kept, looks_cut(kept)
         point = to_the_point(LazyBlocks(each_substantive(lede(blocks), title)), title)

@@ -46,6 +46,15 @@ _FURNITURE_BLOCKS = re.compile(
     r"|signature|footer|sponsor|advert|promo|newsletter",
     re.IGNORECASE,
 )
+# A link to a donation or membership page: the banner inside it asks for money (Brasil de
+# Fato's "apoia.se" GIF in the middle of every post without a photo), it shows no post.
+_PROMO_LINK = re.compile(
+    r"\bhref\s*=\s*[\"']?https?://(?:[\w-]+\.)*(?:apoia\.se|patreon\.com|ko-fi\.com"
+    r"|buymeacoffee\.com|paypal\.(?:com|me)|liberapay\.com|opencollective\.com|catarse\.me"
+    r"|givebutter\.com|donorbox\.org)\b"
+    r"|\bhref\s*=\s*[\"']?[^\"'\s>]*/(?:donate|donations?|doar|doe|apoie|spenden|support-us)\b",
+    re.IGNORECASE,
+)
 _SIZE_IN_PATH = re.compile(
     r"/[swh](\d{1,4})(?:-[a-z0-9-]*)?/|[_-](\d{1,4})x(\d{1,4})(?=[._/-])|/(\d{1,4})x(\d{1,4})/"
     r"|/(?:geometry|resize|thumb|thumbnail|fit)/(\d{1,4})(?:x(\d{1,4}))?/",
@@ -167,7 +176,7 @@ def body_images(html: str) -> Iterator[Candidate]:
         attributes = match.group(3)
         if tag != "img" and not _MARKED.search(attributes):  # most tags: nothing to read
             if tag not in _VOID and not attributes.rstrip().endswith("/"):
-                open_blocks.append((tag, False))
+                open_blocks.append((tag, tag == "a" and bool(_PROMO_LINK.search(attributes))))
             continue
         named = {
             m.group(1).lower(): unescape(m.group(2) or m.group(3) or m.group(4) or "")
@@ -179,7 +188,8 @@ def body_images(html: str) -> Iterator[Candidate]:
             if src:
                 yield _image(src, named, marks, any(flag for _, flag in open_blocks))
         elif tag not in _VOID and not match.group(3).rstrip().endswith("/"):
-            open_blocks.append((tag, bool(_FURNITURE_BLOCKS.search(marks))))
+            promo = tag == "a" and bool(_PROMO_LINK.search(attributes))
+            open_blocks.append((tag, promo or bool(_FURNITURE_BLOCKS.search(marks))))
 
 
 def _image(src: str, named: dict[str, str], marks: str, inside: bool) -> Candidate:

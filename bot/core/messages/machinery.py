@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 
-from bot.core.messages.blocks import Block, Run, with_next
+from bot.core.messages.blocks import Block, Run, head_runs, with_next
 from bot.core.messages.sentences import sentence_ends
 from bot.core.text import words_of
 
@@ -71,7 +71,7 @@ _SHAPES = (
     r".{0,250}\((?:image |photo |picture )?credits?\s*:[^()]*\)",
     # label lines
     r"(?:tags?|labels?|categories|category|filed under|posted in|topics?|keywords?"
-    r"|follow-?ups?)\s*[:：].*",
+    r"|follow-?ups?|full changelog)\s*[:：].*",
     r"(?:show notes|links|links (?:from|for) (?:the|this) (?:show|episode)|sponsors?"
     r"|(?:pre|post|after)[- ]?show"
     r"|this episode's sponsors?|chapters|timestamps|credits)\s*[:：]?",
@@ -105,6 +105,12 @@ _SOURCE_NAME = re.compile(
 _SITE_SUFFIX = re.compile(
     r"\s+[-–—|·]\s+(?:(?:[A-Z0-9][\w'’&]*|of|the|and|de|la|&)(?: |$)){1,4}$"
     r"|\s+[-–—|·]\s+[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}$"
+)
+# A changelog item's credits after its text: "#4219 @w3irdrobot", "by @ana in #12", "(#88)".
+_CREDITS = re.compile(
+    r"(?:[\s,;]+(?:(?:by|thanks(?: to)?|from|in)\s+)?(?:\(#\d+\)|#\d+|gh-\d+|@\w[\w.-]*))+"
+    r"\s*$",
+    re.IGNORECASE,
 )
 _DASHES = frozenset("-–—|·")
 MAX_MACHINERY_CHARS = 300  # a longer paragraph is the post, whatever it opens with
@@ -213,12 +219,26 @@ def each_substantive(blocks: Iterable[Block], title: str) -> Iterator[Block]:
             continue
         if block.kind not in ("p", "quote") or index >= SENTENCE_BLOCKS:
             kept_any = True
-            yield block
+            yield without_credits(block) if block.kind == "li" else block
             continue
         kept = _sentences_kept(block, title if index < 2 and not kept_any else "")
         if kept is not None:
             kept_any = True
             yield kept
+
+
+def without_credits(block: Block) -> Block:
+    """A list item without the issue numbers and handles that credit it ("… in a structured
+    format. #4219 @w3irdrobot"): who filed it is not what changed. Kept when nothing else is
+    left, or when a line introduced them ("or tweet: @ana")."""
+    text = block.text
+    found = _CREDITS.search(text) if ("#" in text or "@" in text) else None
+    if found is None or found.start() == 0:
+        return block
+    rest = text[: found.start()].rstrip()
+    if not rest or rest.endswith(":") or _CREDITS.fullmatch(" " + rest):
+        return block
+    return Block(block.kind, head_runs(block.runs, len(rest)), block.number, block.depth)
 
 
 def _link_card(block: Block) -> bool:

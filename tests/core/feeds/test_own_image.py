@@ -118,6 +118,29 @@ def test_images_in_a_share_or_author_block_are_not_the_post_s() -> None:
     assert [c.furniture for c in found] == [True, True, False]
 
 
+@pytest.mark.parametrize(
+    "href",
+    [
+        "https://apoia.se/jornal_enchentes",
+        "https://www.patreon.com/somebody",
+        "https://ko-fi.com/somebody",
+        "https://news.example/donate?from=post",
+        "/support-us",
+    ],
+)
+def test_a_banner_linking_to_a_donation_page_is_not_the_post_s_picture(href: str) -> None:
+    body = (
+        "<p>The council voted on the new bus lanes.</p>"
+        f'<p><a href="{href}"><img src="https://cdn.news.example/assets/give.gif"></a></p>'
+        '<p><a href="https://cdn.news.example/full/lanes.jpg"><img src="https://cdn.news.'
+        'example/lanes.jpg"></a></p>'
+    )
+    assert image_of(body) == "https://cdn.news.example/lanes.jpg"
+    assert [c.furniture for c in body_images(body)] == [True, False]
+    classed = body.replace(f'<a href="{href}">', f'<a class="wide" href="{href}">')
+    assert [c.furniture for c in body_images(classed)] == [True, False]
+
+
 def test_a_tracking_pixel_and_an_emoji_before_the_photo_are_skipped() -> None:
     body = (
         '<p>Hello <img src="https://blog.example/smile.png" class="wp-smiley" style="height: 1em">'

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.core.messages.blocks import Block, Run
-from bot.core.messages.machinery import idle
+from bot.core.messages.machinery import idle, without_credits
 from bot.core.messages.summary import summarize
 from tests.support.telegram_html import assert_valid_telegram_html
 
@@ -100,3 +100,23 @@ def test_an_excerpt_of_the_body_s_first_words_is_the_body_s_even_when_they_are_m
     shown = visible(summarize(body, excerpt_html=excerpt))
     assert shown.startswith("In this tutorial, I’ll cover how to back up the server")
     assert "You need a spare disk." in shown  # the body's, which goes on past the excerpt
+
+
+def test_a_changelog_item_s_credits_are_not_shown() -> None:
+    body = (
+        "<p>Fixes in this release:</p><ul>"
+        '<li>Search keeps the lens on page two <a href="https://f.example/d/41">#41</a> '
+        '<a href="https://f.example/u/ana">@ana</a></li>'
+        "<li>Faster cold start by @bo-r in #52</li><li>Dark theme contrast (#60)</li></ul>"
+    )
+    shown = visible(summarize(body))
+    assert "• Search keeps the lens on page two\n" in shown
+    assert "• Faster cold start\n" in shown
+    assert shown.endswith("• Dark theme contrast")
+    assert "@" not in shown and "#" not in shown
+
+
+@given(st.sampled_from(["Reporting to security@corp.example", "Or tweet: @ana", "#41 @ana"]))
+def test_an_address_an_introduced_handle_or_credits_alone_stay(text: str) -> None:
+    block = Block("li", (Run(text),))
+    assert without_credits(block) == block

@@ -33,6 +33,9 @@ _SKIPPED = frozenset(
      "button", "select", "iframe", "object", "video", "audio", "math", "head", "title"}
 )  # fmt: skip
 _VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "source", "wbr", "col", "area"})
+# A figure that previews another page (Ghost's bookmark card, WordPress's embed block): its
+# title, description and address are that page's words, not the post's.
+_CARD = re.compile(r"\b(?:kg-bookmark-card|bookmark-card|wp-block-embed|link-card|embed-card)\b")
 _CODE = frozenset({"code", "kbd", "tt", "samp"})
 _CELLS = frozenset({"td", "th"})
 _GUTTER = re.compile(r"[\d\s]+")  # a code block of line numbers only
@@ -154,6 +157,7 @@ class _Reader(HTMLParser):
         self.skip = 0  # inside skipped elements (nested)
         self.pre = 0
         self.caption = 0
+        self.card = 0  # inside a link card's figure (nested figures counted)
         self.quote = 0
         self.bold = 0
         self.italic = 0
@@ -170,6 +174,10 @@ class _Reader(HTMLParser):
         return len(self.blocks) >= self.max_blocks or self.chars >= self.max_chars
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "figure" and (self.card or _CARD.search(dict(attrs).get("class") or "")):
+            self.skip += self.card == 0
+            self.card += 1  # figures nested in the card, to find its end
+            return
         if tag in _SKIPPED:
             if tag not in _VOID:
                 self.skip += 1
@@ -225,6 +233,10 @@ class _Reader(HTMLParser):
             self.kind = "h"
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "figure" and self.card:
+            self.card -= 1
+            self.skip = max(self.skip - (self.card == 0), 0)
+            return
         if tag in _SKIPPED:
             self.skip = max(self.skip - 1, 0)
             return

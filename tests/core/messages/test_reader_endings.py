@@ -120,3 +120,21 @@ def test_a_changelog_item_s_credits_are_not_shown() -> None:
 def test_an_address_an_introduced_handle_or_credits_alone_stay(text: str) -> None:
     block = Block("li", (Run(text),))
     assert without_credits(block) == block
+
+
+def test_a_link_card_s_words_are_the_linked_page_s_not_the_post_s() -> None:
+    body = (
+        "<p>I needed a feed parser that is fast and strict.</p>"
+        '<figure class="kg-card kg-bookmark-card"><a class="kg-bookmark-container" '
+        'href="https://pkg.example/feedy"><div class="kg-bookmark-title">feedy</div><div '
+        'class="kg-bookmark-description">Bindings for feedy. Latest version: 0.1.0.</div>'
+        '<figure><img src="https://pkg.example/i.png"></figure></a></figure>'
+        "<p>So I wrote bindings for a Rust parser.</p>"
+    )
+    shown = visible(summarize(body))
+    assert (
+        shown
+        == "I needed a feed parser that is fast and strict.\n\nSo I wrote bindings for a Rust parser."
+    )
+    figure = '<figure class="wp-block-image"><figcaption>Our new office.</figcaption></figure>'
+    assert visible(summarize(figure)) == "Our new office."  # only a card's figure is skipped

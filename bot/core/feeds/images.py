@@ -55,6 +55,13 @@ _PROMO_LINK = re.compile(
     r"|\bhref\s*=\s*[\"']?[^\"'\s>]*/(?:donate|donations?|doar|doe|apoie|spenden|support-us)\b",
     re.IGNORECASE,
 )
+# A link straight to a picture file around a thumbnail, or Reddit's "[link]" to it: the post's
+# picture at full size (show notes' links to pictures in the text are other sites').
+_LINKED_IMAGE = re.compile(
+    r"""<a\s[^>]*?\bhref\s*=\s*(?:"(https?://[^"]+?\.(?:jpe?g|png|gif|webp))"|'(https?://[^']+?"""
+    r"""\.(?:jpe?g|png|gif|webp))')[^>]*>\s*(?:<img\b|\[link\]\s*</a>)""",
+    re.IGNORECASE,
+)
 _SIZE_IN_PATH = re.compile(
     r"/[swh](\d{1,4})(?:-[a-z0-9-]*)?/|[_-](\d{1,4})x(\d{1,4})(?=[._/-])|/(\d{1,4})x(\d{1,4})/"
     r"|/(?:geometry|resize|thumb|thumbnail|fit)/(\d{1,4})(?:x(\d{1,4}))?/",
@@ -159,11 +166,24 @@ _ATTR = re.compile(r"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
 def body_images(html: str) -> Iterator[Candidate]:
     """The images at the top of a post's HTML, in order, each marked when a share, social or
-    author block holds it. Lazy: the scan stops at the first one the caller keeps (a regular
-    expression over the tags, not a full HTML parse: it runs for every new or changed item)."""
+    author block holds it; when none is the post's own, the pictures it links to around a
+    thumbnail or as Reddit's "[link]" (to i.imgur.com/….jpg: the picture is the post).
+    Lazy: the scan stops at the first one the caller keeps (a regular expression over the
+    tags, not a full HTML parse: it runs for every new or changed item)."""
     head = html[:MAX_IMAGE_SCAN_CHARS]
-    if "<img" not in head.lower():
-        return
+    if "<img" in head.lower():
+        own = False
+        for candidate in _img_tags(head):
+            own = own or not is_furniture(candidate)
+            yield candidate
+        if own:
+            return
+    if "<a" in head:
+        for found in _LINKED_IMAGE.finditer(head):
+            yield Candidate(unescape(found.group(1) or found.group(2) or ""))
+
+
+def _img_tags(head: str) -> Iterator[Candidate]:
     open_blocks: list[tuple[str, bool]] = []  # (tag, is a furniture block)
     for match in _TAG.finditer(head):
         closing, tag = match.group(1), match.group(2).lower()

@@ -141,6 +141,39 @@ def test_a_banner_linking_to_a_donation_page_is_not_the_post_s_picture(href: str
     assert [c.furniture for c in body_images(classed)] == [True, False]
 
 
+def test_reddit_s_link_to_a_picture_is_the_post_s_picture() -> None:
+    body = (
+        '<table><tr><td><a href="https://www.reddit.com/r/pics/comments/1/x/"><img src="https:'
+        '//a.thumbs.redditmedia.com/abc.jpg" alt="x"></a></td><td> submitted by <a href="https:'
+        '//www.reddit.com/user/ana">/u/ana</a><br><span><a href="https://i.imgur.com/pTR7.jpg">'
+        '[link]</a></span> <span><a href="https://www.reddit.com/r/pics/comments/1/x/">[12 '
+        "comments]</a></span></td></tr></table>"
+    )
+    assert image_of(body) == "https://i.imgur.com/pTR7.jpg"
+
+
+def test_a_thumbnail_s_full_size_picture_is_taken_when_the_thumbnail_is_too_small() -> None:
+    body = (
+        '<p><a href="https://cdn.cast.example/ep207.jpg"><img src="https://cdn.cast.example/'
+        'ep207-thumb.jpg" width="150"></a></p><p>We talk about planetariums.</p>'
+    )
+    assert image_of(body) == "https://cdn.cast.example/ep207.jpg"
+
+
+def test_pictures_linked_from_the_text_or_beside_the_post_s_own_are_not_taken() -> None:
+    notes = (
+        '<ul><li><a href="https://shop.example/cheese.jpg">Cream cheese</a></li>'
+        '<li><a href="https://giphy.example/g.gif">[link] to a gif</a></li></ul>'
+    )
+    assert image_of(notes) is None
+    own = (
+        '<p><img src="https://blog.example/photo.jpg"></p>'
+        '<p><a href="https://i.imgur.com/other.jpg">[link]</a></p>'
+    )
+    assert image_of(own) == "https://blog.example/photo.jpg"
+    assert [c.url for c in body_images(own)] == ["https://blog.example/photo.jpg"]
+
+
 def test_a_tracking_pixel_and_an_emoji_before_the_photo_are_skipped() -> None:
     body = (
         '<p>Hello <img src="https://blog.example/smile.png" class="wp-smiley" style="height: 1em">'

@@ -70,3 +70,27 @@ def safe_link(value: object) -> str | None:
     if len(link) > 2000 or url_problem(link) is not None:
         return None
     return link
+
+
+# Hosts a site generator writes when its address was never set (Jekyll's `url` left at
+# "http://yourdomain.com"): no reader can open them. (example.com and localhost are left
+# alone: test fixtures and local servers use them on purpose.)
+_PLACEHOLDER_HOST = re.compile(
+    r"^(?:www\.)?your-?(?:domain|site|blog|website)\.com$", re.IGNORECASE
+)
+
+
+def off_placeholder(link: str, base: str) -> str:
+    """`link` on the host of `base` (the address the feed was fetched from) when the feed
+    wrote a placeholder host for its posts (`http://yourdomain.com/2016/06/24/post.html`), as
+    a relative link would be; as it is otherwise."""
+    try:
+        parts, home = urlsplit(link), urlsplit(base)
+        host, home_host = parts.hostname or "", home.hostname or ""
+    except ValueError:
+        return link
+    if not _PLACEHOLDER_HOST.match(host) or _PLACEHOLDER_HOST.match(home_host) or not home_host:
+        return link
+    if home.scheme not in ("http", "https"):
+        return link
+    return urlunsplit((home.scheme, home.netloc, parts.path, parts.query, parts.fragment))

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.urls import redact_urls, safe_link, shown_url, url_problem
+from bot.core.feeds.parse import parse_feed
+from bot.core.urls import off_placeholder, redact_urls, safe_link, shown_url, url_problem
 
 SECRET = "https://deploy:s3cret@feeds.example:8443/private/feed.xml?token=abc#top"
 
@@ -95,3 +96,43 @@ def _safe_link_by_every_character(value: str) -> str | None:
 def test_the_quick_path_for_printable_links_changes_no_answer(start: str, rest: str) -> None:
     value = start + rest
     assert safe_link(value) == (_safe_link_by_every_character(value) if value else None)
+
+
+def test_a_placeholder_host_moves_to_the_host_the_feed_came_from() -> None:
+    link = "http://yourdomain.com/2016/06/24/post.html?x=1#top"
+    assert off_placeholder(link, "https://dewet.example/feed.xml") == (
+        "https://dewet.example/2016/06/24/post.html?x=1#top"
+    )
+    assert off_placeholder("http://www.your-site.com/a", "http://127.0.0.1:8080/f") == (
+        "http://127.0.0.1:8080/a"
+    )
+
+
+def test_real_hosts_example_hosts_localhost_and_no_better_base_stay() -> None:
+    for link in ("https://blog.real.org/a", "http://localhost:4000/a", "https://example.com/a"):
+        assert off_placeholder(link, "https://dewet.example/feed.xml") == link
+    link = "http://yourdomain.com/a"
+    for base in ("", "http://yourdomain.com/feed", "ftp://files.example/feed", "not a url"):
+        assert off_placeholder(link, base) == link
+
+
+def test_a_feed_s_placeholder_links_work_and_keep_their_keys() -> None:
+    body = (
+        b'<?xml version="1.0"?><rss version="2.0"><channel><title>B</title>'
+        b"<link>http://yourdomain.com</link><item><title>Post</title>"
+        b"<link>http://yourdomain.com/2016/06/24/post.html</link></item></channel></rss>"
+    )
+    moved = parse_feed(body, {}, "https://dewet.example/feed.xml").items[0]
+    kept = parse_feed(body, {}, "").items[0]
+    assert moved.link == "https://dewet.example/2016/06/24/post.html"
+    assert kept.link == "http://yourdomain.com/2016/06/24/post.html"
+    assert moved.key == kept.key  # no stored post is announced again
+
+
+def test_a_json_feed_s_placeholder_links_work_too() -> None:
+    body = (
+        b'{"version": "https://jsonfeed.org/version/1.1", "title": "B", "items": [{"id": "1", '
+        b'"url": "http://yourdomain.com/p/1", "content_text": "Hello there."}]}'
+    )
+    item = parse_feed(body, {}, "https://dewet.example/feed.json").items[0]
+    assert item.link == "https://dewet.example/p/1"

@@ -28,7 +28,7 @@ from bot.core.feeds.entries import (
 )
 from bot.core.text import clean_inline
 from bot.core.types import RawEntry, RawFeed
-from bot.core.urls import safe_link
+from bot.core.urls import off_placeholder, safe_link
 
 # Many real JSON Feeds (WordPress's plugin, several blogs) say http://, as the 1.0 draft did.
 VERSION_PREFIXES = ("https://jsonfeed.org/version/1", "http://jsonfeed.org/version/1")
@@ -99,7 +99,7 @@ def read_item(
 
 def _absolute(url: str, base: str) -> str:
     try:
-        return urljoin(base, url) if base and url else url
+        return off_placeholder(urljoin(base, url), base) if base and url else url
     except ValueError:  # malformed: `safe_link` refuses it
         return url
 

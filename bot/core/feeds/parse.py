@@ -40,7 +40,7 @@ from bot.core.types import (
     RawFeed,
     StoredItem,
 )
-from bot.core.urls import safe_link
+from bot.core.urls import off_placeholder, safe_link
 
 install_feed_parser()
 
@@ -218,11 +218,14 @@ def site_of(parsed: Mapping[str, Any], url: str) -> str:
 
 
 def _absolute(link: object, base: str) -> object:
-    """`link` resolved against `base` when it is a relative reference."""
+    """`link` resolved against `base` when it is a relative reference, or moved to its host
+    when it names a placeholder one (`off_placeholder`)."""
     if not isinstance(link, str) or not base:
         return link
     try:
-        return link if urlsplit(link.strip()).scheme else urljoin(base, link.strip())
+        if urlsplit(link.strip()).scheme:
+            return off_placeholder(link.strip(), base)
+        return urljoin(base, link.strip())
     except ValueError:  # a malformed reference stays as it is (and `safe_link` refuses it)
         return link
 

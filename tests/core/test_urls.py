@@ -136,3 +136,9 @@ def test_a_json_feed_s_placeholder_links_work_too() -> None:
     )
     item = parse_feed(body, {}, "https://dewet.example/feed.json").items[0]
     assert item.link == "https://dewet.example/p/1"
+
+
+def test_a_base_without_a_host_or_on_a_placeholder_itself_changes_nothing() -> None:
+    link = "http://yourdomain.com/a"
+    assert off_placeholder(link, "http:///feed.xml") == link
+    assert off_placeholder(link, "https://yourdomain.com/feed.xml") == link

@@ -150,6 +150,8 @@ def test_reddit_s_link_to_a_picture_is_the_post_s_picture() -> None:
         "comments]</a></span></td></tr></table>"
     )
     assert image_of(body) == "https://i.imgur.com/pTR7.jpg"
+    quoted = body.replace('"https://i.imgur.com/pTR7.jpg"', "'https://i.imgur.com/pTR7.jpg'")
+    assert image_of(quoted) == "https://i.imgur.com/pTR7.jpg"
 
 
 def test_a_thumbnail_s_full_size_picture_is_taken_when_the_thumbnail_is_too_small() -> None:

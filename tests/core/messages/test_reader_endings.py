@@ -138,3 +138,23 @@ def test_a_link_card_s_words_are_the_linked_page_s_not_the_post_s() -> None:
     )
     figure = '<figure class="wp-block-image"><figcaption>Our new office.</figcaption></figure>'
     assert visible(summarize(figure)) == "Our new office."  # only a card's figure is skipped
+
+
+def test_a_card_ends_where_its_figure_ends_nested_or_not_and_inside_skipped_markup() -> None:
+    plain = (
+        '<p>First we tried the cache.</p><figure class="bookmark-card"><a href="https://x.'
+        'example/">Cache docs. Read them.</a></figure><p>Then it was fast.</p>'
+    )
+    assert visible(summarize(plain)) == "First we tried the cache.\n\nThen it was fast."
+    nested = plain.replace(
+        "Read them.</a>", 'Read them.<figure><img src="i.png"></figure> More.</a>'
+    )
+    assert visible(summarize(nested)) == "First we tried the cache.\n\nThen it was fast."
+    aside = plain.replace('<figure class="bookmark-card">', '<aside><figure class="link-card">')
+    aside = aside.replace("</figure>", "</figure>Aside words.</aside>")
+    assert visible(summarize(aside)) == "First we tried the cache.\n\nThen it was fast."
+
+
+def test_credits_go_by_handle_alone_and_an_ordered_item_keeps_its_number() -> None:
+    body = "<ol><li>Fix the crash on start thanks to @ana</li><li>Faster sync @bo</li></ol>"
+    assert visible(summarize(body)) == "1. Fix the crash on start\n2. Faster sync"

@@ -195,10 +195,7 @@ class _Reader(HTMLParser):
             self.cell = tag  # a row's first cell has no text before it: no reset at <tr>
         if tag in ("ol", "ul"):
             self.flush()
-            # isdecimal, not isdigit: int("²") raised, and the post read as nothing
-            start = dict(attrs).get("start")
-            first = int(start) if start is not None and start.isdecimal() else 1
-            self.lists.append([first] if tag == "ol" else None)
+            self.lists.append(_numbering(tag, dict(attrs).get("start")))
             return
         if tag in _BLOCK_TAGS:
             self.flush()
@@ -288,13 +285,8 @@ class _Reader(HTMLParser):
         lines), empty runs dropped."""
         runs = _code_lines(self.runs) if self.pre else _folded(self.runs)
         if runs:  # never full here: reaching a limit raises _Full
-            kind = self.kind
-            if self.pre:
-                kind = "pre"
-            elif self.caption:
-                kind = "caption"
-            elif self.quote and kind == "p":
-                kind = "quote"
+            kind = "pre" if self.pre else "caption" if self.caption else self.kind
+            kind = "quote" if self.quote and kind == "p" else kind
             item = kind == "li"
             depth = len(self.lists) if item else 0
             self.blocks.append(Block(kind, runs, self.number if item else None, depth))
@@ -303,6 +295,14 @@ class _Reader(HTMLParser):
         if runs or self.kind != "li":
             self.kind, self.number = "p", None
         self.runs = []
+
+
+def _numbering(tag: str, start: str | None) -> list[int] | None:
+    """An ordered list's next number (from its `start`), None for a bulleted one. isdecimal,
+    not isdigit: int("²") raised, and the post read as nothing."""
+    if tag != "ol":
+        return None
+    return [int(start) if start is not None and start.isdecimal() else 1]
 
 
 def _code_lines(runs: list[Run]) -> tuple[Run, ...]:

@@ -171,14 +171,15 @@ def body_images(html: str) -> Iterator[Candidate]:
     Lazy: the scan stops at the first one the caller keeps (a regular expression over the
     tags, not a full HTML parse: it runs for every new or changed item)."""
     head = html[:MAX_IMAGE_SCAN_CHARS]
-    if "<img" in head.lower():
+    images = "<img" in head.lower()
+    if images:
         own = False
         for candidate in _img_tags(head):
             own = own or not is_furniture(candidate)
             yield candidate
         if own:
             return
-    if "<a" in head:
+    if images or "[link]" in head:  # the only two shapes `_LINKED_IMAGE` finds
         for found in _LINKED_IMAGE.finditer(head):
             yield Candidate(unescape(found.group(1) or found.group(2) or ""))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 from bot.core.messages.sentences import sentence_ends
 
@@ -112,15 +113,16 @@ def shown_categories(
     return out[:MAX_CATEGORIES]
 
 
-def _initials(name: str) -> set[str]:
+@lru_cache(maxsize=1024)
+def _initials(name: str) -> frozenset[str]:
     """The initials of a name written as one word of capitalised parts ("TechCrunch": "tc"),
     which such sites tag every post with; a name of several words ("Apple News": "an") is
     left alone, its initials too likely a topic's."""
     words = [w for w in re.split(r"\s*[:|\-–—]\s*", name.strip())[0].split() if w]
     if len(words) != 1:
-        return set()
+        return frozenset()
     parts = re.findall(r"[A-Z][a-z]+", words[0])
-    return {"".join(p[0] for p in parts).casefold()} if len(parts) >= 2 else set()
+    return frozenset({"".join(p[0] for p in parts).casefold()} if len(parts) >= 2 else ())
 
 
 def _within(tag: str, other: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from bot.core.messages.render import telegram_length
@@ -53,3 +54,12 @@ def _check_text(chunk: str) -> None:
     assert "<" not in chunk and ">" not in chunk, f"unescaped angle bracket in {chunk!r}"
     leftover = _ENTITY.sub("", chunk)
     assert "&" not in leftover, f"unescaped & or unknown entity in {chunk!r}"
+
+
+_ANY_TAG = re.compile(r"<[^>]+>")
+
+
+def visible(rendered: str) -> str:
+    """What a reader sees of valid Telegram HTML: its text, tags gone, entities read."""
+    assert_valid_telegram_html(rendered)
+    return html.unescape(_ANY_TAG.sub("", rendered))

@@ -197,7 +197,7 @@ def _img_tags(head: str) -> Iterator[Candidate]:
         attributes = match.group(3)
         if tag != "img" and not _MARKED.search(attributes):  # most tags: nothing to read
             if tag not in _VOID and not attributes.rstrip().endswith("/"):
-                open_blocks.append((tag, tag == "a" and bool(_PROMO_LINK.search(attributes))))
+                open_blocks.append((tag, _promo(tag, attributes)))
             continue
         named = {
             m.group(1).lower(): unescape(m.group(2) or m.group(3) or m.group(4) or "")
@@ -209,8 +209,13 @@ def _img_tags(head: str) -> Iterator[Candidate]:
             if src:
                 yield _image(src, named, marks, any(flag for _, flag in open_blocks))
         elif tag not in _VOID and not match.group(3).rstrip().endswith("/"):
-            promo = tag == "a" and bool(_PROMO_LINK.search(attributes))
-            open_blocks.append((tag, promo or bool(_FURNITURE_BLOCKS.search(marks))))
+            furniture = _promo(tag, attributes) or bool(_FURNITURE_BLOCKS.search(marks))
+            open_blocks.append((tag, furniture))
+
+
+def _promo(tag: str, attributes: str) -> bool:
+    """A link to a donation page: what it holds asks for money, it shows no post."""
+    return tag == "a" and bool(_PROMO_LINK.search(attributes))
 
 
 def _image(src: str, named: dict[str, str], marks: str, inside: bool) -> Candidate:

@@ -217,7 +217,7 @@ def author_summary(
     kept = substantive(written, title) if blocks else []
     # the body's first words, with the machinery they open with ("This is part of a series.")
     # or without what follows them
-    beginning = _is_beginning(kept, blocks) or _is_beginning(written, blocks)
+    beginning = _is_beginning((kept, written), blocks)
     if kept and not beginning and not _site_cut(kept):
         if not _one_line(kept):  # the lede is read only for a one-line excerpt
             return kept, looks_cut(kept)
@@ -298,14 +298,17 @@ def _without_prefix(block: Block, length: int) -> Block:
     return Block(block.kind, tuple(runs), block.number)
 
 
-def _is_beginning(excerpt: Sequence[Block], blocks: Sequence[Block]) -> bool:
-    """The excerpt is the body's first words (as generators cut them), not written apart."""
-    mine = words_of(" ".join(b.text for b in excerpt).casefold())
+def _is_beginning(excerpts: Sequence[Sequence[Block]], blocks: Sequence[Block]) -> bool:
+    """One of the readings of the excerpt is the body's first words (as generators cut
+    them), not written apart; the body's words are read once for all of them."""
     theirs = words_of(" ".join(b.text for b in blocks[:40]).casefold())
-    if not mine:
-        return True
-    head = mine[: max(len(mine) - 2, 1)][:BEGINNING_WORDS]  # the last words may be cut
-    return theirs[: len(head)] == head or " ".join(head) in " ".join(theirs)
+    joined = " ".join(theirs)
+    for excerpt in excerpts:
+        mine = words_of(" ".join(b.text for b in excerpt).casefold())  # none: the beginning
+        head = mine[: max(len(mine) - 2, 1)][:BEGINNING_WORDS]  # the last words may be cut
+        if theirs[: len(head)] == head or " ".join(head) in joined:
+            return True
+    return False
 
 
 def looks_cut(blocks: Sequence[Block]) -> bool:

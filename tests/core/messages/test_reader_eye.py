@@ -26,14 +26,9 @@ from bot.core.messages.render import render_change
 from bot.core.messages.sentences import sentence_ends
 from bot.core.messages.summary import HEADING_COLUMNS, summarize
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
-from tests.support.telegram_html import assert_valid_telegram_html
+from tests.support.telegram_html import visible
 
 _TAG = re.compile(r"<[^>]+>")
-
-
-def visible(rendered: str) -> str:
-    assert_valid_telegram_html(rendered)
-    return html.unescape(_TAG.sub("", rendered))
 
 
 def item(title: str, body: str) -> ParsedItem:

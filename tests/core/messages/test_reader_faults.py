@@ -19,15 +19,9 @@ from bot.core.messages.render import render_change
 from bot.core.messages.sentences import columns
 from bot.core.messages.summary import summarize, whole_post
 from bot.core.types import Change, ChangeKind, FeedInfo, ParsedItem
-from tests.support.telegram_html import assert_valid_telegram_html
+from tests.support.telegram_html import assert_valid_telegram_html, visible
 
-_TAG = re.compile(r"<[^>]+>")
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
-
-
-def visible(rendered: str) -> str:
-    assert_valid_telegram_html(rendered)
-    return html.unescape(_TAG.sub("", rendered))
 
 
 def test_two_links_that_touch_are_two_words() -> None:

@@ -20,15 +20,9 @@ from bot.core.messages.summary import (
     phone_rows,
     summarize,
 )
-from tests.support.telegram_html import assert_valid_telegram_html
+from tests.support.telegram_html import visible
 
-_TAG = re.compile(r"<[^>]+>")
 _ANCHOR = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.DOTALL)
-
-
-def visible(summary: str) -> str:
-    assert_valid_telegram_html(summary)
-    return html.unescape(_TAG.sub("", summary))
 
 
 def rows_of(shown: str) -> int:

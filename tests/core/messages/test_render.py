@@ -262,3 +262,18 @@ def test_the_message_s_date_line_carries_the_time_when_the_poll_is_that_recent()
     from bot.core.messages.render import dated
 
     assert dated(now + timedelta(hours=1), ENGLISH, "UTC", now) == "8 Sep 2026 13:00"
+
+
+def test_the_items_a_summary_leaves_out_are_counted_as_items_in_every_language() -> None:
+    body = (
+        "<p>This release brings:</p><ul>"
+        + "".join(f"<li>Fix number {n} of the sync engine</li>" for n in range(9))
+        + "</ul>"
+    )
+    item = replace(make_item("Kestrel 2.0", "", None, [], None), html=body)
+    tails = {"en": "… and 4 more", "es": "… y 4 más", "zh": "……还有 4 条"}
+    for language, tail in tails.items():
+        message = render_change(
+            Change(ChangeKind.NEW, item), FeedInfo("k", "K"), translator(language)
+        )
+        assert tail in to_plain(message), language  # "句" (sentences) was wrong for items

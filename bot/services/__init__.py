@@ -6,6 +6,7 @@ Polling:
 - `polling`: one poll cycle (claim → fetch → decide → enrich → write)
 - `poll_result`: one feed's result: read, plan and route once; render; write in one transaction
 - `outcome`: what one poll of one feed came to (all a quiet poll loads of the two above)
+- `quiet_polls`: the polls that found nothing new (304, the same body), written in one batch
 - `enrich`: what the routed new posts get besides the feed (pages, the model's texts)
 - `articles`: full text, each new post's page read once through the guard
 - `pageworkers`: pages' articles extracted in worker processes killed at a deadline

@@ -56,8 +56,10 @@ class SearchIndexer:
             everything = not self._caught_up
         if not ids and not everything:
             return 0
+        from bot.runtime.metrics import cpu_of  # not at import: a dry run loads no metrics
+
         try:
-            with transaction(self.engine) as session:
+            with cpu_of("index"), transaction(self.engine) as session:
                 done = store.index_versions(session, None if everything else ids)
         except Exception:
             log.exception("search index: %d version(s) not indexed yet", len(ids))

@@ -11,7 +11,7 @@ and logs; the poller (`polling.py`) sequences the cycle around it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import partial
@@ -34,6 +34,7 @@ from bot.db import store
 from bot.db.store import OutboxRow, StoredPage
 from bot.db.store.follows import Follower, followers
 from bot.runtime.config import Settings
+from bot.runtime.metrics import cpu_of
 from bot.services.cpu import parse_off_loop
 from bot.services.outbox import (
     plan_alert,
@@ -98,19 +99,21 @@ def decide_poll(
     if raw is None and isinstance(result, FetchResult) and result.status == 200:
         raw = _read(result)
     entries = raw.entries if isinstance(raw, RawFeed) else ()
-    known = store.read_poll(session, feed_id=feed_id, entries=entries, model_keys=model_keys)
+    with cpu_of("read"):
+        known = store.read_poll(session, feed_id=feed_id, entries=entries, model_keys=model_keys)
     if known is None:
         return removed(feed_id)
-    plan = make_plan(known, result, raw, now, rules_of(settings))
+    with cpu_of("plan"):
+        plan = make_plan(known, result, raw, now, rules_of(settings))
     _log_plan(plan)
     most = settings.max_new_per_poll
     edited = [c.item.key for c in plan.changes if c.kind is ChangeKind.EDITED]
-    told = store.told_about(session, feed_id=feed_id, keys=edited) if edited else None
-    fanout = (
-        route(plan.changes, known.audience, now, most, told) if plan.changes else Fanout((), most)
-    )
-    found = followers(session, feed_id=feed_id, keys=edited, now=now) if edited else []
-    return Decided(known, plan, fanout, tuple(found))
+    with cpu_of("read"):
+        told = store.told_about(session, feed_id=feed_id, keys=edited) if edited else None
+        found = followers(session, feed_id=feed_id, keys=edited, now=now) if edited else []
+    with cpu_of("plan"):
+        fanout = route(plan.changes, known.audience, now, most, told) if plan.changes else None
+    return Decided(known, plan, fanout or Fanout((), most), tuple(found))
 
 
 def render_poll(decided: Decided, settings: Settings, extras: Extras | None = None) -> Rendered:
@@ -233,10 +236,17 @@ async def parsed(
     body, headers, url = result.body, result.headers, result.url
     try:
         if not quick:
-            return await parse_off_loop(partial(read_feed, hashed=False), body, headers, url)
-        return await parse_off_loop(read_changed, body, headers, url, known or {})
+            whole = partial(read_feed, hashed=False)
+            return await parse_off_loop(_parse, whole, body, headers, url)
+        return await parse_off_loop(_parse, read_changed, body, headers, url, known or {})
     except NotAFeed as exc:
         return exc
+
+
+def _parse(read: Callable[..., RawFeed], *args: object) -> RawFeed:
+    """`read(*args)`, its CPU counted as the poll's parse (runs in the parsing pool)."""
+    with cpu_of("parse"):
+        return read(*args)
 
 
 def alert_model_share(

@@ -20,20 +20,18 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
 from bot.core.polls.decide import (
-    FeedIntent,
     FeedState,
     FetchResult,
     PollKind,
     decide,
 )
-from bot.core.polls.schedule import LAST_CYCLE_KEY
 from bot.core.types import ChangeKind, RawFeed, StoredItem
 from bot.db import store
 from bot.db.engine import transaction
@@ -44,6 +42,7 @@ from bot.runtime.config import Settings
 from bot.services.cpu import parse_off_loop
 from bot.services.indexing import SearchIndexer
 from bot.services.outcome import PollOutcome
+from bot.services.quiet_polls import QuietPoll, record_quiet
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -80,14 +79,6 @@ class CycleReport:
             f"modified, {self.count(PollKind.UNCHANGED)} unchanged, {self.new} new, "
             f"{self.edited} edited, {errors} errors, {self.seconds:.2f} s"
         )
-
-
-@dataclass(frozen=True, slots=True)
-class QuietPoll:
-    """A poll that found nothing new: only its schedule (and maybe validators) change."""
-
-    feed_id: int
-    intent: FeedIntent
 
 
 class Poller:
@@ -302,12 +293,14 @@ def decide_changed(
 
 def finish_changed(poller: Poller, decided: Decided, extras: Extras, dry_run: bool) -> PollOutcome:
     """Render outside the transaction, then write it all in one (a dry run writes nothing)."""
+    from bot.runtime.metrics import cpu_of
     from bot.services.poll_result import outcome_of, render_poll, write_poll
 
-    rendered = render_poll(decided, poller.settings, extras)
+    with cpu_of("render"):
+        rendered = render_poll(decided, poller.settings, extras)
     if dry_run:
         return outcome_of(rendered.plan)
-    with transaction(poller.engine) as session:
+    with cpu_of("write"), transaction(poller.engine) as session:
         later = poller.indexer.defer(session)
         outcome = write_poll(session, rendered, poller.settings)
     poller.indexer.add(later)
@@ -330,7 +323,9 @@ async def read_body(
 def shown(engine: Engine, feed_id: int) -> dict[str, StoredItem]:
     from sqlmodel import Session  # the changed path's, as above
 
-    with Session(engine) as session:
+    from bot.runtime.metrics import cpu_of
+
+    with cpu_of("read"), Session(engine) as session:
         return store.shown_items(session, feed_id=feed_id)
 
 
@@ -350,43 +345,3 @@ def lease_due(
             limit=limit,
             due_by=now + timedelta(seconds=ahead),
         )
-
-
-def record_quiet(
-    engine: Engine, quiet: list[QuietPoll], now: datetime, *, cycle_finished: bool = False
-) -> None:
-    """One transaction for every feed that answered 304 or the same body. Should the batch
-    fail, each feed is written alone: one feed's fault stays that feed's."""
-    try:
-        with transaction(engine) as session:
-            _mark_quiet(session, quiet, now)
-            if cycle_finished:
-                store.set_state(session, key=LAST_CYCLE_KEY, value=now.isoformat(), now=now)
-        return
-    except Exception as exc:
-        if disk_full(exc) or len(quiet) <= 1:
-            raise
-        log.warning("quiet polls: the batch write failed (%s); writing each feed alone", exc)
-    for one in quiet:
-        try:
-            with transaction(engine) as session:
-                _mark_quiet(session, [one], now)
-        except Exception as exc:
-            first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-            log.error("feed #%d: could not record its quiet poll: %s", one.feed_id, first)
-
-
-def _mark_quiet(session: Session, quiet: list[QuietPoll], now: datetime) -> None:
-    """Each feed's next check counts from its own poll (`intent.next_check_at`), not from when
-    the batch is written: a long cycle must not push every quiet feed back by its length."""
-    store.mark_feeds_checked(
-        session,
-        feed_ids=[q.feed_id for q in quiet],
-        now=now,
-        next_check_at={q.feed_id: q.intent.next_check_at for q in quiet},
-        validators={
-            q.feed_id: (q.intent.etag, q.intent.last_modified)
-            for q in quiet
-            if q.intent.validators_changed
-        },
-    )

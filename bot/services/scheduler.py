@@ -30,7 +30,8 @@ from bot.db import store
 from bot.db.reserve import disk_full
 from bot.services import run
 from bot.services.outcome import PollOutcome
-from bot.services.polling import Poller, QuietPoll
+from bot.services.polling import Poller
+from bot.services.quiet_polls import QuietPoll
 
 log = logging.getLogger("bot.services.polling")
 TICK_SECONDS = 1.0

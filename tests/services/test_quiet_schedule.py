@@ -13,7 +13,7 @@ from bot.core.polls.decide import FeedIntent, FeedStatus, PollKind
 from bot.db import store
 from bot.db.engine import transaction
 from bot.db.tables import Feed
-from bot.services.polling import QuietPoll, record_quiet
+from bot.services.quiet_polls import QuietPoll, record_quiet
 
 POLLED = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

@@ -112,8 +112,12 @@ def decide_poll(
         told = store.told_about(session, feed_id=feed_id, keys=edited) if edited else None
         found = followers(session, feed_id=feed_id, keys=edited, now=now) if edited else []
     with cpu_of("plan"):
-        fanout = route(plan.changes, known.audience, now, most, told) if plan.changes else None
-    return Decided(known, plan, fanout or Fanout((), most), tuple(found))
+        fanout = (
+            route(plan.changes, known.audience, now, most, told)
+            if plan.changes
+            else Fanout((), most)
+        )
+    return Decided(known, plan, fanout, tuple(found))
 
 
 def render_poll(decided: Decided, settings: Settings, extras: Extras | None = None) -> Rendered:

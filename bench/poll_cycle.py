@@ -46,11 +46,12 @@ async def run_feedwatch(
                 conn.exec_driver_sql("UPDATE feed SET full_text = 1")
         httpx.post(f"{base}/_flip")
         _make_due(engine)
-        before = _stage_cpu()
+        before = metrics.stage_totals()
         with span() as change:
             report = await poller.poll_due()
             await poller.settle()
-        out["stages"] = {k: v - before.get(k, 0.0) for k, v in _stage_cpu().items()}
+        stages = metrics.stage_totals().items()
+        out["stages"] = {k: v - before.get(k, 0.0) for k, v in stages}
         if full_text:
             pages = metrics.PAGES.labels("fetched")._value.get()
             out["pages"] = {
@@ -73,18 +74,6 @@ async def run_feedwatch(
 
 
 MICRO_REPEATS = 5
-
-
-def _stage_cpu() -> dict[str, float]:
-    """CPU seconds so far by poll stage (`metrics.POLL_STAGE_CPU`)."""
-    from bot.runtime import metrics
-
-    return {
-        sample.labels["stage"]: sample.value
-        for family in metrics.POLL_STAGE_CPU.collect()
-        for sample in family.samples
-        if sample.name.endswith("_total")
-    }
 
 
 async def _micro(base: str, workdir: Path) -> dict[str, object]:

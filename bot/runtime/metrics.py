@@ -55,6 +55,16 @@ def cpu_of(stage: str) -> Iterator[None]:
         POLL_STAGE_CPU.labels(stage).inc(time.thread_time() - started)
 
 
+def stage_totals() -> dict[str, float]:
+    """CPU seconds counted so far, by stage (the bench reads a cycle's as a difference)."""
+    return {
+        sample.labels["stage"]: sample.value
+        for family in POLL_STAGE_CPU.collect()
+        for sample in family.samples
+        if sample.name.endswith("_total")
+    }
+
+
 def serve(port: int, address: str = "127.0.0.1") -> None:
     """Loopback unless METRICS_LISTEN says otherwise: metrics say which feeds and chats exist."""
     start_http_server(port, addr=address)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
+from bot.runtime.metrics import stage_totals
 from bot.services import cpu, polling
 from bot.services.catalog import Catalog
 from bot.services.polling import Poller
@@ -54,25 +55,14 @@ async def test_a_changed_poll_s_work_runs_in_the_parsing_pool(
     assert len(names) <= cpu.PARSE_THREADS
 
 
-def _stage_cpu() -> dict[str, float]:
-    from bot.runtime import metrics
-
-    return {
-        sample.labels["stage"]: sample.value
-        for family in metrics.POLL_STAGE_CPU.collect()
-        for sample in family.samples
-        if sample.name.endswith("_total")
-    }
-
-
 async def test_a_changed_poll_counts_its_cpu_by_stage(poller: Poller, feeds: FeedServer) -> None:
     """`./dev bench` prints where a change cycle's CPU goes from these counters."""
     url = feeds.serve("/feed/", blog.rss(blog.BEFORE_POSTS))
     await Catalog(poller).add_feed(url, slug="lumen", trusted=True)
     feeds.serve("/feed/", blog.rss(blog.AFTER_POSTS))
-    before = _stage_cpu()
+    before = stage_totals()
     report = await poller.poll_due(all_feeds=True)
     assert report.new + report.edited > 0
-    after = _stage_cpu()
+    after = stage_totals()
     grown = {stage for stage, cpu in after.items() if cpu > before.get(stage, 0.0)}
     assert grown == {"parse", "read", "plan", "render", "write", "quiet", "index"}

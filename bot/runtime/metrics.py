@@ -40,7 +40,8 @@ MODEL_FALLBACKS = Counter(
 # read here, not guessed. Thread CPU, so polls running meanwhile in other threads do not count.
 POLL_STAGE_CPU = Counter(
     "feedwatch_poll_stage_cpu_seconds",
-    "CPU seconds of polls by stage: parse, read, plan, render, write, quiet, index",
+    "CPU seconds of polls by stage: parse, read, plan, render, write, quiet, index (SQLite's "
+    "search rows, written after the commit; PostgreSQL's are part of write)",
     ["stage"],
 )
 

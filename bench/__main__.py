@@ -43,12 +43,11 @@ def child(module: str, *args: object) -> dict[str, object]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-STAGES = ("parse", "read", "plan", "render", "write", "quiet", "index")
-
-
 def _stages(runs: list[dict[str, object]]) -> str:
     """The change cycle's CPU by poll stage (median over the rounds), and what no stage
     counts: fetching and the event loop, the parsing pool's hand-offs, the post watch."""
+    from bot.runtime.metrics import STAGES
+
     medians = {
         s: statistics.median(run["stages"].get(s, 0.0) for run in runs)  # type: ignore[attr-defined]
         for s in STAGES

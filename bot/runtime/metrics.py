@@ -38,10 +38,11 @@ MODEL_FALLBACKS = Counter(
 
 # Where a changed poll's CPU goes (`./dev bench` prints the split): which stage to work on is
 # read here, not guessed. Thread CPU, so polls running meanwhile in other threads do not count.
+STAGES = ("parse", "read", "plan", "render", "write", "quiet", "index")
 POLL_STAGE_CPU = Counter(
     "feedwatch_poll_stage_cpu_seconds",
-    "CPU seconds of polls by stage: parse, read, plan, render, write, quiet, index (SQLite's "
-    "search rows, written after the commit; PostgreSQL's are part of write)",
+    f"CPU seconds of polls by stage: {', '.join(STAGES)} (SQLite's search rows, written after "
+    "the commit; PostgreSQL's are part of write)",
     ["stage"],
 )
 
